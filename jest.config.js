@@ -7,7 +7,7 @@ module.exports = {
 	testMatch: ['**/*.test.cts'],
 	moduleFileExtensions: ['cts', 'ts', 'js', 'json'],
 	transform: {
-		'^.+\\.c?ts$': ['ts-jest', { tsconfig: 'tsconfig.tools.json', isolatedModules: true }],
+		'^.+\\.c?ts$': ['ts-jest', { tsconfig: 'tsconfig.tools.json' }],
 	},
 	testTimeout: 30000,
 };

@@ -1,0 +1,46 @@
+import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import * as agent from './actions/agent/Agent.resource';
+import * as call from './actions/call/Call.resource';
+import { router } from './actions/router';
+import { listSearch } from './methods';
+
+export class VoiceAgent implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Voice Agent',
+		name: 'voiceAgent',
+		icon: { light: 'file:../../icons/voiceAgent.svg', dark: 'file:../../icons/voiceAgent.dark.svg' },
+		group: ['transform'],
+		version: 1,
+		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		description:
+			'Manage voice agents and their phone calls: create or update agents, place calls, read transcripts and push context into live calls',
+		defaults: { name: 'Voice Agent' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'voiceAgentApi', required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Agent', value: 'agent' },
+					{ name: 'Call', value: 'call' },
+				],
+				default: 'call',
+			},
+			...agent.description,
+			...call.description,
+		],
+	};
+
+	methods = { listSearch };
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		return await router.call(this);
+	}
+}

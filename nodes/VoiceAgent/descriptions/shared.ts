@@ -1,0 +1,51 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/** The agent picker used wherever an agent is chosen: from a searchable list or by its ID. */
+export function agentLocator(overrides: Partial<INodeProperties> = {}): INodeProperties {
+	return {
+		displayName: 'Agent',
+		name: 'agent',
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		description: 'The voice agent',
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Select an agent...',
+				typeOptions: { searchListMethod: 'searchAgents', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. agt_3f9a2c7d1b8e4f60',
+			},
+		],
+		...overrides,
+	};
+}
+
+/** "Return All" and "Limit", as every list operation in n8n offers them. */
+export function returnAllOrLimit(): INodeProperties[] {
+	return [
+		{
+			displayName: 'Return All',
+			name: 'returnAll',
+			type: 'boolean',
+			default: false,
+			description: 'Whether to return all results or only up to a given limit',
+		},
+		{
+			displayName: 'Limit',
+			name: 'limit',
+			type: 'number',
+			typeOptions: { minValue: 1 },
+			default: 50,
+			description: 'Max number of results to return',
+			displayOptions: { show: { returnAll: [false] } },
+		},
+	];
+}

@@ -1,0 +1,109 @@
+import type { IDataObject, INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+/**
+ * Checks of user input that run before any request is sent, so that a mistake in one item is
+ * reported with the field and the item it came from, and nothing reaches the service.
+ */
+export class InputValidator {
+	constructor(
+		private readonly node: INode,
+		private readonly itemIndex: number,
+	) {}
+
+	fail(field: string, problem: string, description?: string): never {
+		throw new NodeOperationError(this.node, `${field} ${problem} [item ${this.itemIndex}]`, {
+			itemIndex: this.itemIndex,
+			description,
+		});
+	}
+
+	nonEmptyString(value: unknown, field: string): string {
+		const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+		if (text === '') this.fail(field, 'must not be empty');
+		return text;
+	}
+
+	/** A phone number in E.164 form: "+", then 7 to 15 digits, the first not 0. */
+	e164(value: unknown, field: string): string {
+		const text = typeof value === 'string' ? value.replace(/[\s().-]/g, '') : '';
+		if (!/^\+[1-9]\d{6,14}$/.test(text)) {
+			this.fail(
+				field,
+				`must be a phone number in E.164 form, like +14155550123 (got ${JSON.stringify(value)})`,
+				'E.164: a plus sign, the country code and the number, 7 to 15 digits in all, without a leading zero.',
+			);
+		}
+		return text;
+	}
+
+	integer(value: unknown, field: string, min: number, max?: number): number {
+		const number = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+		const range = max === undefined ? `${min} or more` : `from ${min} to ${max}`;
+		if (
+			typeof number !== 'number' ||
+			!Number.isInteger(number) ||
+			number < min ||
+			(max !== undefined && number > max)
+		) {
+			this.fail(field, `must be a whole number ${range} (got ${JSON.stringify(value)})`);
+		}
+		return number;
+	}
+
+	oneOf<T extends string>(value: unknown, field: string, allowed: readonly T[]): T {
+		if (typeof value !== 'string' || !allowed.includes(value as T)) {
+			this.fail(field, `must be one of ${allowed.join(', ')} (got ${JSON.stringify(value)})`);
+		}
+		return value as T;
+	}
+
+	/** A JSON array of objects, given as JSON text or already as an array (from an expression). */
+	jsonArrayOfObjects(value: unknown, field: string): IDataObject[] {
+		let parsed: unknown = value;
+		if (typeof value === 'string') {
+			if (value.trim() === '') return [];
+			try {
+				parsed = JSON.parse(value);
+			} catch (error) {
+				this.fail(field, `is not valid JSON: ${(error as Error).message}`);
+			}
+		}
+		if (!Array.isArray(parsed) || parsed.some((entry) => !isPlainObject(entry))) {
+			this.fail(field, 'must be a JSON array of objects, like [{"type": "function", "function": {...}}]');
+		}
+		return parsed as IDataObject[];
+	}
+
+	/** Words separated by commas, or an array of strings from an expression. */
+	stringList(value: unknown, field: string): string[] {
+		if (Array.isArray(value)) {
+			if (value.some((entry) => typeof entry !== 'string')) this.fail(field, 'must be a list of words');
+			return (value as string[]).map((entry) => entry.trim()).filter((entry) => entry !== '');
+		}
+		if (typeof value !== 'string') this.fail(field, 'must be words separated by commas');
+		return value
+			.split(',')
+			.map((entry) => entry.trim())
+			.filter((entry) => entry !== '');
+	}
+
+	/** An http(s) URL, or empty to clear. */
+	urlOrEmpty(value: unknown, field: string): string {
+		const text = typeof value === 'string' ? value.trim() : '';
+		if (text !== '' && !/^https?:\/\/[^\s/]+\S*$/i.test(text)) {
+			this.fail(field, `must be an http:// or https:// URL (got ${JSON.stringify(value)})`);
+		}
+		return text;
+	}
+
+	areaCode(value: unknown, field: string): string {
+		const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+		if (!/^\d{3}$/.test(text)) this.fail(field, `must be 3 digits, like 415 (got ${JSON.stringify(value)})`);
+		return text;
+	}
+}
+
+export function isPlainObject(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,42 @@
+import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
+
+import type { Agent } from '../helpers/types';
+import { MAX_PAGE_SIZE, voiceAgentApiRequest } from '../transport';
+
+interface AgentsPage {
+	agents: Agent[];
+	cursor?: string | null;
+}
+
+/**
+ * Agents for the "From List" picker, one page of the service's list at a time. The service cannot
+ * filter by name, so the filter applies to each page and n8n asks for the next page as needed.
+ */
+export async function searchAgents(
+	this: ILoadOptionsFunctions,
+	filter?: string,
+	paginationToken?: string,
+): Promise<INodeListSearchResult> {
+	const qs: Record<string, string | number> = { limit: MAX_PAGE_SIZE };
+	if (paginationToken) qs.cursor = paginationToken;
+	const page = await voiceAgentApiRequest<AgentsPage>(this, {
+		method: 'GET',
+		path: '/agents',
+		qs,
+		idempotent: true,
+	});
+	const needle = filter?.trim().toLowerCase() ?? '';
+	const results = (page.agents ?? [])
+		.filter(
+			(agent) =>
+				needle === '' ||
+				agent.name.toLowerCase().includes(needle) ||
+				(agent.phone_number ?? '').includes(needle) ||
+				agent.id.toLowerCase() === needle,
+		)
+		.map((agent) => ({
+			name: agent.phone_number ? `${agent.name} (${agent.phone_number})` : agent.name,
+			value: agent.id,
+		}));
+	return { results, paginationToken: page.cursor || undefined };
+}

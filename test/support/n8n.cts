@@ -1,0 +1,262 @@
+/**
+ * Runs the package's nodes inside n8n-core's real execution engine: the package is loaded by n8n's
+ * own PackageDirectoryLoader from the built `dist/`, workflows run through WorkflowExecute, and the
+ * credential's generic authentication is applied by resolving its expressions, as n8n does.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+
+// n8n-core keeps its settings in a user folder; tests get a throwaway one before it loads.
+process.env.N8N_USER_FOLDER ??= mkdtempSync(path.join(tmpdir(), 'voice-agent-n8n-'));
+
+import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
+import type {
+	ICredentialDataDecryptedObject,
+	ICredentialType,
+	IDataObject,
+	IHttpRequestOptions,
+	INode,
+	INodeExecutionData,
+	INodeType,
+	INodeTypes,
+	IRun,
+	IRunExecutionData,
+	IWorkflowExecuteAdditionalData,
+	IVersionedNodeType,
+	INodeParameters,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { ICredentialsHelper, Workflow } from 'n8n-workflow';
+
+export const PACKAGE_NAME = 'n8n-nodes-voice-agent';
+export const CREDENTIAL_NAME = 'voiceAgentApi';
+const PACKAGE_DIR = path.resolve(__dirname, '../..');
+
+export interface LoadedPackage {
+	nodeTypes: INodeTypes;
+	node(name: string): INodeType;
+	credentialType(name: string): ICredentialType;
+}
+
+let loaded: Promise<LoadedPackage> | undefined;
+
+/** The built package as n8n loads it (from package.json's "n8n" section and `dist/`). */
+export function loadPackage(): Promise<LoadedPackage> {
+	loaded ??= (async () => {
+		const loader = new PackageDirectoryLoader(PACKAGE_DIR);
+		await loader.loadAll();
+		const byName = (type: string) => {
+			const short = type.startsWith(`${PACKAGE_NAME}.`) ? type.slice(PACKAGE_NAME.length + 1) : type;
+			const entry = loader.nodeTypes[short];
+			if (!entry) throw new Error(`Unknown node type ${type}`);
+			return entry.type;
+		};
+		const nodeTypes: INodeTypes = {
+			getByName: (type: string) => byName(type) as INodeType | IVersionedNodeType,
+			getByNameAndVersion: (type: string) => byName(type) as INodeType,
+			getKnownTypes: () => ({}),
+		};
+		return {
+			nodeTypes,
+			node: (name: string) => byName(name) as INodeType,
+			credentialType: (name: string) => {
+				const entry = loader.credentialTypes[name];
+				if (!entry) throw new Error(`Unknown credential type ${name}`);
+				return entry.type;
+			},
+		};
+	})();
+	return loaded;
+}
+
+/** Credentials held in memory, authenticated the way n8n's own helper resolves generic auth. */
+export class TestCredentialsHelper extends ICredentialsHelper {
+	constructor(
+		private readonly pkg: LoadedPackage,
+		private readonly data: Record<string, ICredentialDataDecryptedObject>,
+	) {
+		super();
+	}
+
+	getParentTypes(): string[] {
+		return [];
+	}
+
+	isCredentialUsableByNode(credentialType: string, nodeType: string): boolean {
+		const { credentials = [] } = this.pkg.node(nodeType).description;
+		return credentials.some((credential) => credential.name === credentialType);
+	}
+
+	async authenticate(
+		credentials: ICredentialDataDecryptedObject,
+		typeName: string,
+		requestOptions: IHttpRequestOptions,
+		workflow: Workflow,
+		node: INode,
+	): Promise<IHttpRequestOptions> {
+		const authenticate = this.pkg.credentialType(typeName).authenticate;
+		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
+		if (!authenticate || authenticate.type !== 'generic') return requestOptions;
+		const resolve = (value: unknown) =>
+			workflow.expression.getParameterValue(value as string, null, 0, 0, node.name, [], 'internal', {
+				$credentials: credentials,
+			});
+		const result: IHttpRequestOptions = { ...requestOptions };
+		for (const target of ['headers', 'qs', 'body'] as const) {
+			const entries = authenticate.properties[target] as IDataObject | undefined;
+			if (!entries) continue;
+			const resolved: IDataObject = { ...((result[target] as IDataObject | undefined) ?? {}) };
+			for (const [key, value] of Object.entries(entries)) resolved[key] = resolve(value) as string;
+			(result as unknown as IDataObject)[target] = resolved;
+		}
+		return result;
+	}
+
+	async preAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async runPreAuthentication(): Promise<undefined> {
+		return undefined;
+	}
+
+	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string) {
+		const credentials = this.data[type];
+		if (!credentials) throw new Error(`No test credentials of type ${type}`);
+		return { ...credentials };
+	}
+
+	async getCredentials(): Promise<never> {
+		throw new Error('Not used by these tests');
+	}
+
+	async updateCredentials(): Promise<void> {}
+
+	async updateCredentialsOauthTokenData(): Promise<void> {}
+
+	getCredentialsProperties() {
+		return [];
+	}
+}
+
+export interface VoiceAgentCredentials {
+	apiKey: string;
+	baseUrl: string;
+}
+
+export function additionalDataFor(
+	pkg: LoadedPackage,
+	credentials: VoiceAgentCredentials,
+	hooks: ExecutionLifecycleHooks,
+): IWorkflowExecuteAdditionalData {
+	return {
+		credentialsHelper: new TestCredentialsHelper(pkg, {
+			[CREDENTIAL_NAME]: credentials as unknown as ICredentialDataDecryptedObject,
+		}),
+		hooks,
+		executeWorkflow: async () => {
+			throw new Error('Sub-workflows are not part of these tests');
+		},
+		restApiUrl: 'http://127.0.0.1:5678/rest',
+		instanceBaseUrl: 'http://127.0.0.1:5678/',
+		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
+		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
+		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
+		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		currentNodeParameters: undefined,
+		variables: {},
+		userId: 'test-user',
+		logAiEvent: () => {},
+		getRunExecutionData: async () => undefined,
+		startRunnerTask: async () => {
+			throw new Error('No task runner in these tests');
+		},
+	} as unknown as IWorkflowExecuteAdditionalData;
+}
+
+export interface NodeRun {
+	/** Items of the node's first output, in order. */
+	items: INodeExecutionData[];
+	/** The error that stopped the node, if any. */
+	error?: Error & { description?: string | null; context?: IDataObject; httpCode?: string | null };
+	run: IRun;
+}
+
+export interface RunNodeOptions {
+	parameters: INodeParameters;
+	credentials: VoiceAgentCredentials;
+	input?: IDataObject[];
+	/** n8n's "On Error: Continue" setting. */
+	continueOnFail?: boolean;
+	type?: string;
+	mode?: WorkflowExecuteMode;
+}
+
+export const NODE_NAME = 'Voice Agent';
+
+/** Runs one node of the package over the given input items, in a real workflow execution. */
+export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
+	const pkg = await loadPackage();
+	const node: INode = {
+		id: 'b5f9d2c6-0000-4000-8000-000000000001',
+		name: NODE_NAME,
+		type: options.type ?? `${PACKAGE_NAME}.voiceAgent`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: { [CREDENTIAL_NAME]: { id: '1', name: 'Voice Agent account' } },
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		name: 'Test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: pkg.nodeTypes,
+		settings: {},
+	});
+	const mode = options.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, 'test-execution', {
+		id: 'test-workflow',
+		name: 'Test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		isArchived: false,
+		activeVersionId: null,
+	} as unknown as ConstructorParameters<typeof ExecutionLifecycleHooks>[2]);
+	const finished = new Promise<IRun>((resolve) => {
+		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
+	});
+
+	const input = (options.input ?? [{}]).map((json) => ({ json }));
+	const runExecutionData = {
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
+			waitingExecution: {},
+			waitingExecutionSource: null,
+		},
+	} as unknown as IRunExecutionData;
+	const execution = new WorkflowExecute(
+		additionalDataFor(pkg, options.credentials, hooks),
+		mode,
+		runExecutionData,
+	);
+	await execution.processRunExecutionData(workflow);
+	const run = await finished;
+	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
+	return {
+		items: taskData?.data?.main?.[0] ?? [],
+		error: (taskData?.error ?? run.data.resultData.error) as NodeRun['error'],
+		run,
+	};
+}
