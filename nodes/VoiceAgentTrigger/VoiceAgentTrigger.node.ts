@@ -1,0 +1,133 @@
+import type {
+	IHookFunctions,
+	INodeType,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { agentLocator } from '../VoiceAgent/descriptions/shared';
+import { listSearch } from '../VoiceAgent/methods';
+import { receiveEvent } from './events';
+import { checkExists, create, deleteWebhook } from './registration';
+
+export class VoiceAgentTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Voice Agent Trigger',
+		name: 'voiceAgentTrigger',
+		icon: { light: 'file:../../icons/voiceAgent.svg', dark: 'file:../../icons/voiceAgent.dark.svg' },
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["events"].join(", ")}}',
+		description: 'Starts the workflow when a voice agent\'s call starts or ends, or when the agent calls a tool',
+		defaults: { name: 'Voice Agent Trigger' },
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: 'voiceAgentApi', required: true }],
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: '={{$parameter["responseMode"]}}',
+				path: 'events',
+			},
+		],
+		properties: [
+			{
+				displayName:
+					'An agent has one webhook: while this trigger is active, the agent sends its events here. Deactivating the workflow puts the previous webhook back.',
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			agentLocator({ description: 'The agent whose events start this workflow' }),
+			{
+				displayName: 'Events',
+				name: 'events',
+				type: 'multiOptions',
+				required: true,
+				options: [
+					{ name: 'Call Ended', value: 'call_ended', description: 'A call has ended, with its transcript' },
+					{ name: 'Call Started', value: 'call_started', description: 'A call has started' },
+					{
+						name: 'Tool Call',
+						value: 'tool_call',
+						description: 'The agent calls one of its tools during a call',
+					},
+				],
+				default: ['call_started', 'call_ended', 'tool_call'],
+				description: 'The events that start the workflow; others are acknowledged and ignored',
+			},
+			{
+				displayName: 'Respond',
+				name: 'responseMode',
+				type: 'options',
+				options: [
+					{
+						name: 'Immediately',
+						value: 'onReceived',
+						description: 'As soon as the event arrives, with {"received": true}',
+					},
+					{
+						name: 'When Last Node Finishes',
+						value: 'lastNode',
+						description: 'With the data of the last node executed, e.g. the answer to a tool call',
+					},
+					{
+						name: "Using 'Respond to Webhook' Node",
+						value: 'responseNode',
+						description: 'With what a Respond to Webhook node in the workflow sends',
+					},
+				],
+				default: 'onReceived',
+				description: 'When and how to answer the service',
+			},
+			{
+				displayName: 'Options',
+				name: 'options',
+				type: 'collection',
+				placeholder: 'Add Option',
+				default: {},
+				options: [
+					{
+						displayName: 'Include Call Details',
+						name: 'includeCallDetails',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call"',
+					},
+					{
+						displayName: 'Replace Existing Webhook',
+						name: 'replaceExistingWebhook',
+						type: 'boolean',
+						default: false,
+						description:
+							'Whether to take over an agent whose webhook points elsewhere. The previous URL is restored on deactivation.',
+					},
+				],
+			},
+		],
+	};
+
+	methods = { listSearch };
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await checkExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await create.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await deleteWebhook.call(this);
+			},
+		},
+	};
+
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await receiveEvent.call(this);
+	}
+}
