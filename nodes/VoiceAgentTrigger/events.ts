@@ -54,6 +54,12 @@ export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookRes
 		timestamp: body.timestamp ?? null,
 		data: body.data ?? {},
 	};
+	// n8n's expression sandbox refuses the name `arguments` (`$json.data.arguments` fails), so a tool
+	// call's name and arguments are also given under names that expressions can reach.
+	if (body.event_type === 'tool_call' && isPlainObject(body.data)) {
+		event.tool_name = body.data.name ?? null;
+		event.tool_arguments = isPlainObject(body.data.arguments) ? body.data.arguments : {};
+	}
 	const includeCallDetails = this.getNodeParameter('options.includeCallDetails', false) === true;
 	if (includeCallDetails && body.event_type === 'call_ended' && typeof body.call_id === 'string') {
 		event.call = await voiceAgentApiRequest<Call>(this, {

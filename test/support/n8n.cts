@@ -3,12 +3,16 @@
  * own PackageDirectoryLoader from the built `dist/`, workflows run through WorkflowExecute, and the
  * credential's generic authentication is applied by resolving its expressions, as n8n does.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 // n8n-core keeps its settings in a user folder; tests get a throwaway one before it loads.
-process.env.N8N_USER_FOLDER ??= mkdtempSync(path.join(tmpdir(), 'voice-agent-n8n-'));
+if (!process.env.N8N_USER_FOLDER) {
+	const userFolder = mkdtempSync(path.join(tmpdir(), 'voice-agent-core-'));
+	process.env.N8N_USER_FOLDER = userFolder;
+	process.once('exit', () => rmSync(userFolder, { recursive: true, force: true }));
+}
 
 import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
 import type {

@@ -83,7 +83,9 @@ export function parseRetryAfterSeconds(header: unknown, now: number = Date.now()
 	const value = Array.isArray(header) ? header[0] : header;
 	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
 	const text = String(value).trim();
-	if (/^\d+$/.test(text)) return Number(text);
+	if (/^\d+(\.\d+)?$/.test(text)) return Math.ceil(Number(text));
+	// An HTTP date names a weekday and a month; without letters, Date.parse would read "-1" or "1.5" as a past date.
+	if (!/[a-z]/i.test(text)) return undefined;
 	const date = Date.parse(text);
 	if (Number.isNaN(date)) return undefined;
 	return Math.max(0, Math.ceil((date - now) / 1000));
@@ -175,7 +177,8 @@ function apiError(
 }
 
 function networkError(context: VoiceAgentContext, request: ApiRequest, code: string | undefined) {
-	const error = new NodeApiError(context.getNode(), { code: code ?? null } as JsonObject, {
+	// Not under `code`: NodeApiError takes that for the HTTP status and swaps this message for a generic one.
+	const error = new NodeApiError(context.getNode(), { networkErrorCode: code ?? null } as JsonObject, {
 		message: `Could not reach the Voice Agent API: ${describeNetworkFailure(code)}`,
 		description: `${request.method} ${request.path} failed after retrying.`,
 	});

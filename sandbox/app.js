@@ -1,0 +1,78 @@
+'use strict';
+
+const { Random } = require('./random');
+const { Store } = require('./store');
+const { TimerSet } = require('./timers');
+const { BoundedLog } = require('./logs');
+const { WebhookDispatcher } = require('./webhooks');
+const { CallSimulator } = require('./simulation');
+const { FaultInjector } = require('./faults');
+const { TokenBuckets } = require('./rateLimit');
+const { createApiRoutes } = require('./api');
+const { seedAccount } = require('./seed');
+
+/** @typedef {import('./options').ResolvedOptions} ResolvedOptions */
+/** @typedef {import('./logs').RecordedRequest} RecordedRequest */
+/** @typedef {import('./logs').RecordedDelivery} RecordedDelivery */
+
+/**
+ * The state of one sandbox and the parts that act on it; the HTTP layer (server.js) reads and calls these.
+ */
+class SandboxApp {
+	/** @param {ResolvedOptions} config */
+	constructor(config) {
+		this.apiKeys = config.apiKeys;
+		this.latencyMs = config.latencyMs;
+		this.random = new Random(config.seed);
+		this.store = new Store(config.apiKeys);
+		/** @type {BoundedLog<RecordedRequest>} */
+		this.requestLog = new BoundedLog();
+		/** @type {BoundedLog<RecordedDelivery>} */
+		this.deliveryLog = new BoundedLog();
+		/** Latency sleeps of requests under way; cleared only by close. */
+		this.requestTimers = new TimerSet();
+		/** Call steps and webhook retries; cleared by reset and close. */
+		this.simulationTimers = new TimerSet();
+		this.webhooks = new WebhookDispatcher({
+			retryDelayMs: config.webhookRetryDelayMs,
+			log: this.deliveryLog,
+			timers: this.simulationTimers,
+		});
+		this.simulation = new CallSimulator({
+			callDurationMs: config.callDurationMs,
+			webhooks: this.webhooks,
+			timers: this.simulationTimers,
+		});
+		this.apiRoutes = createApiRoutes({ random: this.random, simulation: this.simulation });
+		this.faults = new FaultInjector(this.random, new Set(this.apiRoutes.keys()));
+		this.rateLimits = new TokenBuckets();
+
+		const firstAccount = this.store.accounts.get(config.apiKeys[0]);
+		if (firstAccount) seedAccount(firstAccount, { agents: config.agents, calls: config.calls }, this.random, Date.now());
+	}
+
+	/** POST /_sandbox/reset: empty accounts, no logs, faults or rate limits, no call in flight. */
+	reset() {
+		this.stopActivity();
+		this.store.clear();
+		this.requestLog.clear();
+		this.deliveryLog.clear();
+		this.faults.clear();
+		this.rateLimits.clear();
+		this.random.restart();
+	}
+
+	/** Cancels simulated calls and webhook deliveries, including their pending timers. */
+	stopActivity() {
+		this.simulation.cancelAll();
+		this.webhooks.cancelAll();
+	}
+
+	/** Leaves no timer behind (close). */
+	stop() {
+		this.stopActivity();
+		this.requestTimers.clearAll();
+	}
+}
+
+module.exports = { SandboxApp };

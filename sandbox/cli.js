@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+'use strict';
+
+// npm run sandbox -- [options]: runs the sandbox until SIGINT or SIGTERM.
+
+const { parseArgs } = require('node:util');
+const { startSandbox } = require('./index');
+const { INTEGER_OPTIONS, DEFAULT_HOST, DEFAULT_API_KEY, isValidApiKey } = require('./options');
+
+/** @typedef {import('./options').SandboxOptions} SandboxOptions */
+
+const USAGE = [
+	'Usage: npm run sandbox -- [options]',
+	'',
+	'Runs a local Voice Agent Calling Service at http://HOST:PORT/v1.',
+	'',
+	'Options:',
+	...INTEGER_OPTIONS.map(({ flag, help, fallback }) => `  ${`${flag} N`.padEnd(24)}${help} (default ${fallback})`),
+	`  ${'--host HOST'.padEnd(24)}interface to listen on (default ${DEFAULT_HOST})`,
+	`  ${'--api-key KEY'.padEnd(24)}accepted API key, repeat for several accounts (default ${DEFAULT_API_KEY})`,
+	`  ${'-h, --help'.padEnd(24)}show this help`,
+	'',
+	'Control endpoints (no auth): POST /_sandbox/reset, /_sandbox/seed, /_sandbox/faults; GET /_sandbox/requests,',
+	'/_sandbox/deliveries; POST /_sandbox/calls/{id}/events, /_sandbox/calls/{id}/complete. See sandbox/README.md.',
+].join('\n');
+
+/**
+ * @param {string} message
+ * @returns {never}
+ */
+function usageError(message) {
+	process.stderr.write(`Error: ${message}\nRun with --help for the options.\n`);
+	process.exit(2);
+}
+
+/**
+ * @param {string[]} argv
+ * @returns {SandboxOptions | null} null when --help was asked for
+ */
+function parseCommandLine(argv) {
+	/** @type {import('node:util').ParseArgsConfig['options']} */
+	const flags = {
+		host: { type: 'string' },
+		'api-key': { type: 'string', multiple: true },
+		help: { type: 'boolean', short: 'h' },
+	};
+	for (const { flag } of INTEGER_OPTIONS) flags[flag.slice(2)] = { type: 'string' };
+
+	/** @type {Record<string, string | boolean | (string | boolean)[] | undefined>} */
+	let values;
+	try {
+		({ values } = parseArgs({ args: argv, options: flags, strict: true, allowPositionals: false }));
+	} catch (error) {
+		usageError(error instanceof Error ? error.message : String(error));
+	}
+	if (values.help) return null;
+
+	/** @type {SandboxOptions} */
+	const options = {};
+	for (const { name, flag, min, max } of INTEGER_OPTIONS) {
+		const raw = values[flag.slice(2)];
+		if (raw === undefined) continue;
+		const value = Number(raw);
+		if (typeof raw !== 'string' || !/^\d+$/.test(raw) || value < min || value > max) {
+			usageError(`${flag} must be an integer from ${min} to ${max}, got "${String(raw)}"`);
+		}
+		options[name] = value;
+	}
+	if (values.host !== undefined) {
+		if (values.host === '') usageError('--host must not be empty');
+		options.host = String(values.host);
+	}
+	const apiKeys = values['api-key'];
+	if (Array.isArray(apiKeys)) {
+		const bad = apiKeys.find((key) => !isValidApiKey(key));
+		if (bad !== undefined) usageError(`--api-key must be a non-empty key without spaces, got "${String(bad)}"`);
+		if (new Set(apiKeys).size !== apiKeys.length) usageError('--api-key is given twice with the same key');
+		options.apiKeys = apiKeys.map(String);
+	}
+	return options;
+}
+
+async function main() {
+	const options = parseCommandLine(process.argv.slice(2));
+	if (!options) {
+		process.stdout.write(`${USAGE}\n`);
+		return;
+	}
+	const sandbox = await startSandbox({ ...options, log: (line) => process.stdout.write(`${line}\n`) }).catch(
+		(error) => {
+			const reason = error instanceof Error ? error.message : String(error);
+			process.stderr.write(`Error: the sandbox could not start: ${reason}\n`);
+			process.exit(1);
+		},
+	);
+	let stopping = false;
+	const stop = () => {
+		if (stopping) process.exit(1); // a second signal: stop at once
+		stopping = true;
+		sandbox.close().then(() => process.exit(0));
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+}
+
+void main();

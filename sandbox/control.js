@@ -1,0 +1,141 @@
+'use strict';
+
+const { ApiError } = require('./errors');
+const { callShape } = require('./shapes');
+const { seedAccount } = require('./seed');
+const { firstTool } = require('./simulation');
+const { invalid, isObject } = require('./validation');
+const { MAX_SEED_AGENTS, MAX_SEED_CALLS } = require('./options');
+
+/** @typedef {import('./app').SandboxApp} SandboxApp */
+/** @typedef {import('./api').Reply} Reply */
+/** @typedef {import('./server').RequestBody} RequestBody */
+/** @typedef {import('./webhooks').WebhookEvent} WebhookEvent */
+
+const EVENT_TYPES = ['call_started', 'call_ended', 'tool_call'];
+const CALL_ACTION = /^\/_sandbox\/calls\/([^/]+)\/(events|complete)$/;
+
+/**
+ * @param {unknown} body
+ * @returns {Reply}
+ */
+const ok = (body) => ({ status: 200, body });
+
+/**
+ * The control endpoints under /_sandbox: no auth, not recorded, never faulted.
+ * @param {SandboxApp} app
+ * @param {string} method
+ * @param {string} path
+ * @param {RequestBody} body
+ * @returns {Promise<Reply>}
+ */
+async function handleControl(app, method, path, body) {
+	if (body.problem) throw body.problem;
+	const fields = body.json ?? {};
+	if (!isObject(fields)) invalid('The request body must be a JSON object');
+
+	switch (`${method} ${path}`) {
+		case 'POST /_sandbox/reset':
+			app.reset();
+			return ok({ reset: true });
+		case 'POST /_sandbox/seed':
+			return ok(seed(app, fields));
+		case 'GET /_sandbox/faults':
+			return ok(app.faults.describe());
+		case 'POST /_sandbox/faults':
+			app.faults.configure(fields);
+			app.rateLimits.clear();
+			return ok(app.faults.describe());
+		case 'GET /_sandbox/requests':
+			return ok(app.requestLog.entries);
+		case 'DELETE /_sandbox/requests':
+			app.requestLog.clear();
+			return ok({ cleared: true });
+		case 'GET /_sandbox/deliveries':
+			return ok(app.deliveryLog.entries);
+		case 'DELETE /_sandbox/deliveries':
+			app.deliveryLog.clear();
+			return ok({ cleared: true });
+	}
+
+	const callAction = method === 'POST' ? CALL_ACTION.exec(path) : null;
+	if (callAction) {
+		const callId = decodeURIComponent(callAction[1]);
+		return callAction[2] === 'events' ? sendEvent(app, callId, fields) : completeCall(app, callId, fields);
+	}
+	throw new ApiError(404, `No such control endpoint: ${method} ${path}`);
+}
+
+/**
+ * POST /_sandbox/seed {agents, calls, api_key}.
+ * @param {SandboxApp} app
+ * @param {Record<string, unknown>} fields
+ */
+function seed(app, fields) {
+	const agents = fields.agents ?? 0;
+	const calls = fields.calls ?? 0;
+	const apiKey = fields.api_key ?? app.apiKeys[0];
+	if (!Number.isInteger(agents) || Number(agents) < 0 || Number(agents) > MAX_SEED_AGENTS) {
+		invalid(`agents must be an integer from 0 to ${MAX_SEED_AGENTS}`);
+	}
+	if (!Number.isInteger(calls) || Number(calls) < 0 || Number(calls) > MAX_SEED_CALLS) {
+		invalid(`calls must be an integer from 0 to ${MAX_SEED_CALLS}`);
+	}
+	const account = typeof apiKey === 'string' ? app.store.account(apiKey) : undefined;
+	if (!account) invalid('api_key must be one of the API keys the sandbox was started with');
+	return seedAccount(account, { agents: Number(agents), calls: Number(calls) }, app.random, Date.now());
+}
+
+/**
+ * @param {SandboxApp} app
+ * @param {string} callId
+ */
+function findCall(app, callId) {
+	const found = app.store.findCall(callId);
+	if (!found) throw new ApiError(404, `Call ${callId} not found`);
+	return found;
+}
+
+/**
+ * POST /_sandbox/calls/{id}/events {event_type, data?}: one event now; answers after the first attempt.
+ * @param {SandboxApp} app
+ * @param {string} callId
+ * @param {Record<string, unknown>} fields
+ * @returns {Promise<Reply>}
+ */
+async function sendEvent(app, callId, fields) {
+	const { account, call } = findCall(app, callId);
+	const eventType = fields.event_type;
+	if (typeof eventType !== 'string' || !EVENT_TYPES.includes(eventType)) {
+		invalid(`event_type must be one of: ${EVENT_TYPES.join(', ')}`);
+	}
+	if (fields.data !== undefined && !isObject(fields.data)) invalid('data must be an object');
+	const data = fields.data ?? (eventType === 'tool_call' ? firstTool(account.agents.get(call.agent_id)) : callShape(call));
+	if (data === undefined) invalid('data is required for tool_call: the agent has no function tool to take it from');
+	const sent = await app.simulation.emit(
+		account,
+		call,
+		/** @type {WebhookEvent['event_type']} */ (eventType),
+		data,
+	);
+	if (!sent) throw new ApiError(409, `The agent of call ${callId} has no webhook`);
+	return ok({ event_type: eventType, call_id: call.id, url: sent.url, status: sent.result.status });
+}
+
+/**
+ * POST /_sandbox/calls/{id}/complete {status?}: ends a call in progress now.
+ * @param {SandboxApp} app
+ * @param {string} callId
+ * @param {Record<string, unknown>} fields
+ * @returns {Reply}
+ */
+function completeCall(app, callId, fields) {
+	const { account, call } = findCall(app, callId);
+	const status = fields.status ?? 'completed';
+	if (status !== 'completed' && status !== 'failed') invalid('status must be "completed" or "failed"');
+	if (call.status !== 'in_progress') throw new ApiError(409, `Call ${callId} has already ended (${call.status})`);
+	app.simulation.finish(account, call, status);
+	return ok(callShape(call));
+}
+
+module.exports = { handleControl };

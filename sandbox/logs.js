@@ -1,0 +1,50 @@
+'use strict';
+
+/**
+ * @typedef {object} RecordedRequest one API request, as GET /_sandbox/requests lists it
+ * @property {string} method
+ * @property {string} path full URL path, e.g. "/v1/calls"
+ * @property {Record<string, string | string[]>} query
+ * @property {number | null} status null when the socket was reset instead of answered
+ * @property {unknown} body the parsed JSON body, or null (no body, or not JSON)
+ * @property {string} at ISO time the request arrived
+ * @property {'error' | 'reset' | null} fault the fault the sandbox injected into this request, if any
+ */
+
+/**
+ * @typedef {object} RecordedDelivery one webhook delivery attempt, as GET /_sandbox/deliveries lists it
+ * @property {string} url
+ * @property {string} event_type
+ * @property {string} call_id
+ * @property {number} attempt 1 for the first try, up to 4
+ * @property {number | null} status the receiver's status code, null on a network error or timeout
+ * @property {string | null} error the network error, null when the receiver answered
+ * @property {string | null} response_body the receiver's answer as text, at most 2 KB
+ * @property {string} at ISO time the attempt started
+ */
+
+/** Entries kept per log: enough for any test, bounded for a sandbox left running for days. */
+const MAX_ENTRIES = 50_000;
+
+/**
+ * An append-only list that drops its oldest entries past MAX_ENTRIES.
+ * @template T
+ */
+class BoundedLog {
+	constructor() {
+		/** @type {T[]} */
+		this.entries = [];
+	}
+
+	/** @param {T} entry */
+	push(entry) {
+		this.entries.push(entry);
+		if (this.entries.length > MAX_ENTRIES) this.entries.splice(0, this.entries.length - MAX_ENTRIES);
+	}
+
+	clear() {
+		this.entries = [];
+	}
+}
+
+module.exports = { BoundedLog };

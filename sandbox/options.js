@@ -1,0 +1,121 @@
+'use strict';
+
+/**
+ * @typedef {object} SandboxOptions options of startSandbox; all optional
+ * @property {number} [port] TCP port, 0 picks a free one (default 4010)
+ * @property {string} [host] interface to listen on (default 127.0.0.1, loopback only)
+ * @property {string[]} [apiKeys] accepted API keys, one account each (default ["sandbox-key"])
+ * @property {number} [agents] agents seeded at start for the first key (default 3)
+ * @property {number} [calls] calls seeded at start for the first key (default 12)
+ * @property {number} [seed] seed of the random stream: same seed, same data (default 1)
+ * @property {number} [latencyMs] delay added to every API request (default 0)
+ * @property {number} [callDurationMs] how long a call placed with POST /call lasts before it ends by itself (default 15000)
+ * @property {number} [webhookRetryDelayMs] delay between webhook delivery attempts (default 500)
+ * @property {(line: string) => void} [log] receives the start line ("Voice Agent sandbox listening on ...")
+ */
+
+/**
+ * @typedef {object} ResolvedOptions
+ * @property {number} port
+ * @property {string} host
+ * @property {string[]} apiKeys
+ * @property {number} agents
+ * @property {number} calls
+ * @property {number} seed
+ * @property {number} latencyMs
+ * @property {number} callDurationMs
+ * @property {number} webhookRetryDelayMs
+ * @property {((line: string) => void) | undefined} log
+ */
+
+/** @typedef {'port' | 'agents' | 'calls' | 'seed' | 'latencyMs' | 'callDurationMs' | 'webhookRetryDelayMs'} IntegerOptionName */
+
+/** Upper bounds of seeding, shared by the start-up options and POST /_sandbox/seed. */
+const MAX_SEED_AGENTS = 1000;
+const MAX_SEED_CALLS = 200_000;
+
+/**
+ * The integer options with their command-line flags, bounds and defaults: one table for startSandbox and cli.js.
+ * @type {{ name: IntegerOptionName, flag: string, min: number, max: number, fallback: number, help: string }[]}
+ */
+const INTEGER_OPTIONS = [
+	{ name: 'port', flag: '--port', min: 0, max: 65535, fallback: 4010, help: 'TCP port; 0 picks a free port' },
+	{ name: 'agents', flag: '--agents', min: 0, max: MAX_SEED_AGENTS, fallback: 3, help: 'agents seeded at start' },
+	{ name: 'calls', flag: '--calls', min: 0, max: MAX_SEED_CALLS, fallback: 12, help: 'calls seeded at start' },
+	{ name: 'seed', flag: '--seed', min: 0, max: 4294967295, fallback: 1, help: 'seed of the generated data' },
+	{ name: 'latencyMs', flag: '--latency-ms', min: 0, max: 60_000, fallback: 0, help: 'delay added to every API request' },
+	{
+		name: 'callDurationMs',
+		flag: '--call-duration-ms',
+		min: 1,
+		max: 86_400_000,
+		fallback: 15_000,
+		help: 'how long a placed call lasts before it ends by itself',
+	},
+	{
+		name: 'webhookRetryDelayMs',
+		flag: '--webhook-retry-ms',
+		min: 0,
+		max: 600_000,
+		fallback: 500,
+		help: 'delay between webhook delivery attempts',
+	},
+];
+
+const DEFAULT_HOST = '127.0.0.1';
+const DEFAULT_API_KEY = 'sandbox-key';
+
+/**
+ * @param {unknown} key
+ * @returns {key is string}
+ */
+function isValidApiKey(key) {
+	return typeof key === 'string' && /^\S+$/.test(key);
+}
+
+/**
+ * Checks the options and fills in the defaults; throws a TypeError naming the bad option.
+ * @param {SandboxOptions} options
+ * @returns {ResolvedOptions}
+ */
+function resolveOptions(options) {
+	/** @type {Record<string, number>} */
+	const numbers = {};
+	for (const { name, min, max, fallback } of INTEGER_OPTIONS) {
+		const value = options[name] ?? fallback;
+		if (!Number.isInteger(value) || value < min || value > max) {
+			throw new TypeError(`${name} must be an integer from ${min} to ${max}, got ${String(options[name])}`);
+		}
+		numbers[name] = value;
+	}
+	const host = options.host ?? DEFAULT_HOST;
+	if (typeof host !== 'string' || host === '') throw new TypeError('host must be a non-empty string');
+	const apiKeys = options.apiKeys ?? [DEFAULT_API_KEY];
+	if (!Array.isArray(apiKeys) || apiKeys.length === 0 || !apiKeys.every(isValidApiKey)) {
+		throw new TypeError('apiKeys must be a non-empty array of non-empty strings without spaces');
+	}
+	if (new Set(apiKeys).size !== apiKeys.length) throw new TypeError('apiKeys must not repeat a key');
+	if (options.log !== undefined && typeof options.log !== 'function') throw new TypeError('log must be a function');
+	return {
+		port: numbers.port,
+		host,
+		apiKeys: [...apiKeys],
+		agents: numbers.agents,
+		calls: numbers.calls,
+		seed: numbers.seed,
+		latencyMs: numbers.latencyMs,
+		callDurationMs: numbers.callDurationMs,
+		webhookRetryDelayMs: numbers.webhookRetryDelayMs,
+		log: options.log,
+	};
+}
+
+module.exports = {
+	INTEGER_OPTIONS,
+	MAX_SEED_AGENTS,
+	MAX_SEED_CALLS,
+	DEFAULT_HOST,
+	DEFAULT_API_KEY,
+	isValidApiKey,
+	resolveOptions,
+};

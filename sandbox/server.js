@@ -1,0 +1,230 @@
+'use strict';
+
+const http = require('node:http');
+const { ApiError, errorBody } = require('./errors');
+const { isoTime } = require('./records');
+const { handleControl } = require('./control');
+
+/** @typedef {import('./app').SandboxApp} SandboxApp */
+/** @typedef {import('./api').Reply} Reply */
+/** @typedef {import('./api').Handler} Handler */
+/** @typedef {import('./store').Account} Account */
+
+/** Request bodies larger than this are answered with 413. */
+const MAX_BODY_BYTES = 1024 * 1024;
+const CONTROL_PREFIX = '/_sandbox';
+
+/**
+ * A request body: `json` is the parsed value (undefined when the body is empty), `problem` the 413 or 400
+ * to answer instead when it is too large or not JSON.
+ * @typedef {{ json: unknown, problem: ApiError | null }} RequestBody
+ */
+
+/**
+ * @param {SandboxApp} app
+ * @returns {http.Server}
+ */
+function createHttpServer(app) {
+	return http.createServer((request, response) => {
+		handle(app, request, response).catch((error) => {
+			if (response.headersSent) response.destroy();
+			else send(response, errorReply(error));
+		});
+	});
+}
+
+/**
+ * @param {SandboxApp} app
+ * @param {http.IncomingMessage} request
+ * @param {http.ServerResponse} response
+ */
+async function handle(app, request, response) {
+	const method = request.method ?? 'GET';
+	const url = new URL(request.url ?? '/', 'http://sandbox.invalid');
+	const at = isoTime(Date.now());
+	const body = await readBody(request);
+
+	if (url.pathname === CONTROL_PREFIX || url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
+		send(response, await answer(() => handleControl(app, method, url.pathname, body)));
+		return;
+	}
+
+	const { reply, fault } = await handleApi(app, method, url, request.headers.authorization, body);
+	// Logged before answering, so a client that reads the log right after its answer finds its request.
+	app.requestLog.push({
+		method,
+		path: url.pathname,
+		query: queryObject(url.searchParams),
+		status: reply ? reply.status : null,
+		body: body.json ?? null,
+		at,
+		fault,
+	});
+	if (reply) send(response, reply);
+	else request.socket.destroy();
+}
+
+/**
+ * An API request, in the order a client meets the checks: latency, route outside /v1, auth, route,
+ * body (413, 400), rate limit (429), injected faults, then the endpoint itself.
+ * @param {SandboxApp} app
+ * @param {string} method
+ * @param {URL} url
+ * @param {string | undefined} authorization
+ * @param {RequestBody} body
+ * @returns {Promise<{ reply: Reply | null, fault: 'error' | 'reset' | null }>} reply null: reset the socket
+ */
+async function handleApi(app, method, url, authorization, body) {
+	if (app.latencyMs > 0) await app.requestTimers.sleep(app.latencyMs);
+	/** @type {{ handler: Handler, route: string, account: Account }} */
+	let target;
+	try {
+		target = resolveTarget(app, method, url.pathname, authorization, body);
+	} catch (error) {
+		return { reply: errorReply(error), fault: null };
+	}
+	const { handler, route, account } = target;
+
+	const fault = app.faults.draw(route);
+	if (fault && fault.latencyMs > 0) await app.requestTimers.sleep(fault.latencyMs);
+	const act = () => answer(() => handler({ account, query: url.searchParams, body: body.json }));
+	if (!fault?.action) return { reply: await act(), fault: null };
+	// "after": the service acts, then the client sees an error or a dropped connection (an ambiguous failure).
+	if (fault.when === 'after') await act();
+	if (fault.action === 'reset') return { reply: null, fault: 'reset' };
+	const headers = fault.status === 429 ? { 'retry-after': '1' } : undefined;
+	const message = `Injected fault (sandbox): ${route} answered ${fault.status}${fault.when === 'after' ? ' after the request was carried out' : ''}`;
+	return { reply: { status: fault.status, body: errorBody(fault.status, message), headers }, fault: 'error' };
+}
+
+/**
+ * The checks before an endpoint runs; each throws the ApiError a client gets.
+ * @param {SandboxApp} app
+ * @param {string} method
+ * @param {string} path
+ * @param {string | undefined} authorization
+ * @param {RequestBody} body
+ * @returns {{ handler: Handler, route: string, account: Account }}
+ */
+function resolveTarget(app, method, path, authorization, body) {
+	if (path !== '/v1' && !path.startsWith('/v1/')) {
+		throw new ApiError(404, `No such endpoint: ${method} ${path}. API paths start with /v1`);
+	}
+	const apiKey = bearerToken(authorization);
+	const account = app.store.account(apiKey);
+	if (!account) throw new ApiError(401, 'Invalid API key');
+	const relativePath = path.slice('/v1'.length);
+	const route = `${method} ${relativePath}`;
+	const handler = app.apiRoutes.get(route);
+	if (!handler) {
+		const allowed = [...app.apiRoutes.keys()].filter((key) => key.endsWith(` ${relativePath}`)).map((key) => key.split(' ')[0]);
+		if (allowed.length > 0) {
+			throw new ApiError(405, `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, { allow: allowed.join(', ') });
+		}
+		throw new ApiError(404, `No such endpoint: ${method} ${path}`);
+	}
+	if (body.problem) throw body.problem;
+	const rate = app.faults.rateLimitFor(route);
+	const wait = rate > 0 ? app.rateLimits.take(`${apiKey} ${route}`, rate, Date.now()) : 0;
+	if (wait > 0) {
+		throw new ApiError(429, `Rate limit of ${rate} requests per second for ${route} exceeded; retry in ${wait} s`, {
+			'retry-after': String(wait),
+		});
+	}
+	return { handler, route, account };
+}
+
+/**
+ * The key of `Authorization: Bearer <key>`; 401 when the header is missing or malformed.
+ * @param {string | undefined} header
+ * @returns {string}
+ */
+function bearerToken(header) {
+	if (!header) throw new ApiError(401, 'Missing API key: send the header "Authorization: Bearer <API key>"');
+	const match = /^Bearer +(\S+) *$/i.exec(header);
+	if (!match) throw new ApiError(401, 'Malformed Authorization header: expected "Bearer <API key>"');
+	return match[1];
+}
+
+/**
+ * The reply of an ApiError; any other exception is a sandbox bug, answered as a 500 with its message.
+ * @param {unknown} error
+ * @returns {Reply}
+ */
+function errorReply(error) {
+	if (error instanceof ApiError) {
+		return { status: error.status, body: errorBody(error.status, error.message), headers: error.headers };
+	}
+	const message = error instanceof Error ? error.message : String(error);
+	return { status: 500, body: errorBody(500, `Sandbox error: ${message}`) };
+}
+
+/**
+ * @param {() => Reply | Promise<Reply>} run
+ * @returns {Promise<Reply>}
+ */
+async function answer(run) {
+	try {
+		return await run();
+	} catch (error) {
+		return errorReply(error);
+	}
+}
+
+/**
+ * Reads the whole body. Past MAX_BODY_BYTES the rest is read and dropped, so the client can finish sending
+ * and read the 413.
+ * @param {http.IncomingMessage} request
+ * @returns {Promise<RequestBody>}
+ */
+async function readBody(request) {
+	/** @type {Buffer[]} */
+	const chunks = [];
+	let size = 0;
+	for await (const chunk of request) {
+		size += chunk.length;
+		if (size <= MAX_BODY_BYTES) chunks.push(chunk);
+	}
+	if (size > MAX_BODY_BYTES) {
+		return { json: undefined, problem: new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`) };
+	}
+	const text = Buffer.concat(chunks).toString('utf8');
+	if (text.trim() === '') return { json: undefined, problem: null };
+	try {
+		return { json: JSON.parse(text), problem: null };
+	} catch (error) {
+		const reason = error instanceof Error ? error.message : String(error);
+		return { json: undefined, problem: new ApiError(400, `The request body is not valid JSON: ${reason}`) };
+	}
+}
+
+/**
+ * The query string as an object for the request log; a repeated parameter becomes an array.
+ * @param {URLSearchParams} params
+ * @returns {Record<string, string | string[]>}
+ */
+function queryObject(params) {
+	/** @type {Record<string, string | string[]>} */
+	const query = {};
+	for (const [name, value] of params) {
+		const previous = query[name];
+		query[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+	}
+	return query;
+}
+
+/**
+ * @param {http.ServerResponse} response
+ * @param {Reply} reply
+ */
+function send(response, reply) {
+	const json = JSON.stringify(reply.body);
+	response.writeHead(reply.status, {
+		'content-type': 'application/json; charset=utf-8',
+		'content-length': Buffer.byteLength(json),
+		...reply.headers,
+	});
+	response.end(json);
+}
+
+module.exports = { createHttpServer };

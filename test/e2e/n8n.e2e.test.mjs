@@ -1,0 +1,422 @@
+// End-to-end: the packed package installed into a real, pinned n8n the way users install community
+// packages, run against the sandbox. Headless runs (`n8n execute`) prove every Voice Agent operation
+// and the example workflows; a real `n8n start` proves the trigger's register / event / restore cycle.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+
+import {
+	createUserFolder,
+	ensureRuntime,
+	executeWorkflow,
+	importCredentials,
+	importWorkflows,
+	installPackageTarball,
+	nodeOutput,
+	removeUserFolder,
+	startN8nServer,
+} from '../../scripts/lib/n8n-harness.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
+
+const API_KEY = 'e2e-sandbox-key';
+const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
+const VOICE_AGENT = 'n8n-nodes-voice-agent.voiceAgent';
+const log = (line) => console.log(`[e2e] ${line}`);
+
+let sandbox;
+let userFolder;
+let packDir;
+
+/** A request to the sandbox API (path relative to /v1) or, with `control`, to /_sandbox. */
+async function sandboxCall(method, urlPath, body, { control = false } = {}) {
+	const url = control ? `${sandbox.origin}/_sandbox${urlPath}` : `${sandbox.baseUrl}${urlPath}`;
+	const response = await fetch(url, {
+		method,
+		headers: {
+			...(control ? {} : { authorization: `Bearer ${API_KEY}` }),
+			...(body === undefined ? {} : { 'content-type': 'application/json' }),
+		},
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	const text = await response.text();
+	const parsed = text ? JSON.parse(text) : null;
+	if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${text}`);
+	return parsed;
+}
+
+const requestLog = () => sandboxCall('GET', '/requests', undefined, { control: true });
+const clearRequestLog = () => sandboxCall('DELETE', '/requests', undefined, { control: true });
+
+function readExample(name) {
+	return JSON.parse(readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8'));
+}
+
+function manualTrigger() {
+	return { name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+}
+
+function voiceAgentNode(name, x, parameters) {
+	return {
+		name,
+		type: VOICE_AGENT,
+		typeVersion: 1,
+		position: [x, 0],
+		parameters,
+		credentials: { voiceAgentApi: CREDENTIAL },
+	};
+}
+
+/** A Set node that outputs the given fields (values may be expressions). */
+function setNode(name, x, fields) {
+	const assignments = Object.entries(fields).map(([field, value], index) => ({
+		id: `d${String(index).padStart(7, '0')}-0000-4000-8000-000000000000`,
+		name: field,
+		type: 'string',
+		value,
+	}));
+	return {
+		name,
+		type: 'n8n-nodes-base.set',
+		typeVersion: 3.4,
+		position: [x, 0],
+		parameters: { assignments: { assignments }, options: {} },
+	};
+}
+
+/** A linear workflow: each node feeds the next. */
+function chain(name, nodes) {
+	const connections = {};
+	for (let i = 0; i + 1 < nodes.length; i++) {
+		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
+	}
+	return { name, nodes, connections };
+}
+
+async function runWorkflow(workflow) {
+	const [id] = await importWorkflows(userFolder, [workflow]);
+	const started = Date.now();
+	const run = await executeWorkflow(userFolder, id);
+	log(`${workflow.name}: n8n execute took ${Date.now() - started} ms`);
+	assert.equal(run.data.resultData.error, undefined, `the run failed: ${run.data.resultData.error?.message}`);
+	return run;
+}
+
+before(async () => {
+	const started = Date.now();
+	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
+	log(`pinned n8n runtime ready after ${Math.round((Date.now() - started) / 1000)} s`);
+
+	packDir = mkdtempSync(path.join(tmpdir(), 'voice-agent-pack-'));
+	execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+	const tarball = path.join(packDir, readdirSync(packDir).find((file) => file.endsWith('.tgz')));
+	userFolder = createUserFolder();
+	const installed = await installPackageTarball(userFolder, tarball);
+	log(`installed ${installed.name}@${installed.version} into ${userFolder}/.n8n/nodes`);
+
+	sandbox = await startSandbox({ port: 0, apiKeys: [API_KEY], agents: 0, calls: 0, callDurationMs: 600_000 });
+	await sandboxCall('POST', '/seed', { agents: 3, calls: 30 }, { control: true });
+	// A trailing slash, as users paste it: the nodes must tolerate it.
+	await importCredentials(userFolder, [
+		{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: `${sandbox.baseUrl}/` } },
+	]);
+});
+
+after(async () => {
+	await sandbox?.close();
+	if (userFolder) removeUserFolder(userFolder);
+	if (packDir) rmSync(packDir, { recursive: true, force: true });
+});
+
+describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, () => {
+	test('every operation, wired with expressions as users write them', async () => {
+		await clearRequestLog();
+		const workflow = chain('E2E: every operation', [
+			manualTrigger(),
+			voiceAgentNode('Create agent', 200, {
+				resource: 'agent',
+				operation: 'upsert',
+				name: 'E2E Front Desk',
+				areaCode: '415',
+				additionalFields: {
+					systemPrompt: 'You book appointments for Acme Dental.',
+					voiceOptimization: 2,
+					fillerWordsWhitelist: 'um, well',
+					actions: { action: [{ name: 'transfer', instructions: 'When asked for a human', forwardingNumber: '+14155550100' }] },
+				},
+			}),
+			voiceAgentNode('Get agent', 400, {
+				resource: 'agent',
+				operation: 'get',
+				agent: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+			}),
+			voiceAgentNode('Place call', 600, {
+				resource: 'call',
+				operation: 'create',
+				from: { __rl: true, mode: 'id', value: '={{ $json.id }}' },
+				to: '+14155550123',
+				context: '=Patient {{ $json.name }} test: appointment on Monday',
+				options: { userSpeaksFirst: true },
+			}),
+			voiceAgentNode('Set context', 800, {
+				resource: 'call',
+				operation: 'setContext',
+				callId: '={{ $json.id }}',
+				context: 'The appointment moved to Tuesday at 10:00',
+			}),
+			voiceAgentNode('Get call', 1000, { resource: 'call', operation: 'get', callId: '={{ $json.id }}' }),
+			voiceAgentNode('Calls of the agent', 1200, {
+				resource: 'call',
+				operation: 'getMany',
+				returnAll: false,
+				limit: 5,
+				agent: { __rl: true, mode: 'id', value: '={{ $json.agent_id }}' },
+				filters: { clientNumber: '+14155550123' },
+				options: { includeTranscripts: true },
+			}),
+			voiceAgentNode('Delete agent', 1400, {
+				resource: 'agent',
+				operation: 'delete',
+				agent: { __rl: true, mode: 'id', value: "={{ $('Create agent').first().json.id }}" },
+			}),
+			voiceAgentNode('All agents', 1600, { resource: 'agent', operation: 'getMany', returnAll: true }),
+		]);
+		const run = await runWorkflow(workflow);
+
+		const [agent] = nodeOutput(run, 'Create agent');
+		assert.equal(agent.name, 'E2E Front Desk');
+		assert.match(agent.phone_number, /^\+1415\d{7}$/);
+		assert.equal(agent.voice_optimization, 2);
+		assert.deepEqual(agent.filler_words_whitelist, ['um', 'well']);
+		assert.deepEqual(agent.actions, [{ name: 'transfer', instructions: 'When asked for a human', forwarding_number: '+14155550100' }]);
+		assert.equal(nodeOutput(run, 'Get agent')[0].id, agent.id);
+
+		const [call] = nodeOutput(run, 'Place call');
+		assert.equal(call.from, agent.phone_number);
+		assert.equal(call.to, '+14155550123');
+		assert.equal(call.status, 'in_progress');
+		assert.equal(call.context, 'Patient E2E Front Desk test: appointment on Monday');
+		assert.equal(nodeOutput(run, 'Set context')[0].context, 'The appointment moved to Tuesday at 10:00');
+		assert.equal(nodeOutput(run, 'Get call')[0].id, call.id);
+		const listed = nodeOutput(run, 'Calls of the agent');
+		assert.deepEqual(listed.map((entry) => entry.id), [call.id]);
+		assert.ok(Array.isArray(listed[0].transcript), 'Include Transcripts adds the full record');
+		assert.deepEqual(nodeOutput(run, 'Delete agent'), [{ deleted: true, id: agent.id }]);
+		const remaining = nodeOutput(run, 'All agents');
+		assert.equal(remaining.length, 3, 'the three seeded agents remain');
+		assert.ok(!remaining.some((entry) => entry.id === agent.id));
+
+		// What went over the wire, in order.
+		const wire = (await requestLog()).map((entry) => `${entry.method} ${entry.path} ${entry.status}`);
+		assert.deepEqual(wire, [
+			'POST /v1/agent 200',
+			'GET /v1/agent 200',
+			'GET /v1/agent 200', // Place call resolves the agent's phone number
+			'GET /v1/calls 200', // ... and notes the latest calls to that number before dialling
+			'POST /v1/call 200',
+			'POST /v1/call/context 200',
+			'GET /v1/call 200',
+			'GET /v1/calls 200',
+			'GET /v1/call 200',
+			'DELETE /v1/agent 200',
+			'GET /v1/agents 200',
+		]);
+		const posted = (await requestLog()).find((entry) => entry.method === 'POST' && entry.path === '/v1/agent');
+		assert.deepEqual(Object.keys(posted.body).sort(), [
+			'actions',
+			'area_code',
+			'filler_words_whitelist',
+			'name',
+			'system_prompt',
+			'voice_optimization',
+		]);
+	});
+
+	test('example: create or update agents from a CRM list', async () => {
+		const run = await runWorkflow(readExample('upsert-agents-from-crm'));
+		const agents = nodeOutput(run, 'Create or update agent');
+		assert.deepEqual(agents.map((agent) => agent.name), ['Renewal Reminder', 'Delivery Follow-up']);
+		assert.match(agents[0].phone_number, /^\+1415/);
+		assert.match(agents[1].phone_number, /^\+1212/);
+		const stored = await sandboxCall('GET', `/agent?id=${agents[0].id}`);
+		assert.equal(stored.system_prompt, 'You remind customers that their plan renews next week and answer questions about it.');
+
+		// Run again: the same names update the same agents instead of creating new ones.
+		const again = nodeOutput(await runWorkflow(readExample('upsert-agents-from-crm')), 'Create or update agent');
+		assert.deepEqual(again.map((agent) => agent.id), agents.map((agent) => agent.id));
+	});
+
+	test('example: export call transcripts to CSV', async () => {
+		const { calls } = await sandboxCall('GET', '/calls?limit=100');
+		const run = await runWorkflow(readExample('export-call-transcripts'));
+		const exported = nodeOutput(run, 'Get calls with transcripts');
+		assert.deepEqual(exported.map((call) => call.id), calls.map((call) => call.id), 'every call, newest first');
+		assert.ok(exported.every((call) => Array.isArray(call.transcript)));
+		const rows = nodeOutput(run, 'One row per call');
+		const completed = exported.find((call) => call.status === 'completed');
+		const completedRow = rows.find((row) => row.call_id === completed.id);
+		assert.equal(completedRow.transcript, completed.transcript.map((entry) => `${entry.speaker}: ${entry.text}`).join('\n'));
+		const file = run.data.resultData.runData['Transcripts as CSV'][0].data.main[0][0].binary.data;
+		assert.equal(file.fileName, 'call-transcripts.csv');
+		assert.equal(file.mimeType, 'text/csv');
+	});
+});
+
+describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
+	let server;
+	let crmAgent;
+	let toolAgent;
+	const previousWebhook = 'https://crm.example.com/hooks/voice-agent?key=abc123';
+	const ids = {};
+
+	before(async () => {
+		const { agents } = await sandboxCall('GET', '/agents?limit=100');
+		crmAgent = agents.find((agent) => agent.name === 'Renewal Reminder') ?? agents[0];
+		await sandboxCall('POST', '/agent', { name: crmAgent.name, webhook: previousWebhook });
+		toolAgent = await sandboxCall('POST', '/agent', {
+			name: 'E2E Order Desk',
+			area_code: '646',
+			tools: [{ type: 'function', function: { name: 'lookup_order', description: 'Find an order', parameters: {} } }],
+		});
+
+		const logWorkflow = readExample('log-transcript-when-call-ends');
+		const logTrigger = logWorkflow.nodes.find((node) => node.name === 'When a call ends');
+		logTrigger.parameters.agent = { __rl: true, mode: 'id', value: crmAgent.id };
+		logTrigger.parameters.options.replaceExistingWebhook = true;
+		const toolWorkflow = {
+			name: 'E2E: answer tool calls',
+			nodes: [
+				{
+					name: 'Tool call',
+					type: 'n8n-nodes-voice-agent.voiceAgentTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					webhookId: '6f1d8c1e-5005-4c11-9a01-00000000beef',
+					parameters: {
+						agent: { __rl: true, mode: 'id', value: toolAgent.id },
+						events: ['tool_call'],
+						responseMode: 'lastNode',
+						options: {},
+					},
+					credentials: { voiceAgentApi: CREDENTIAL },
+				},
+				setNode('Answer', 240, { result: '=Order {{ $json.tool_arguments.order_id }} ships tomorrow' }),
+			],
+			connections: { 'Tool call': { main: [[{ node: 'Answer', type: 'main', index: 0 }]] } },
+		};
+		[ids.log, ids.tool, ids.push] = await importWorkflows(userFolder, [
+			logWorkflow,
+			toolWorkflow,
+			readExample('push-context-into-live-call'),
+		]);
+		// Another workflow (here: a billing system's webhook) hands a live call new context.
+		[ids.billing] = await importWorkflows(userFolder, [
+			chain('E2E: billing system pushes context', [
+				{
+					name: 'Payment received',
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId: '6f1d8c1e-6006-4c11-9a01-0000000b111e',
+					parameters: { httpMethod: 'POST', path: 'billing-paid', responseMode: 'lastNode', options: {} },
+				},
+				setNode('Call and context', 200, { callId: '={{ $json.body.callId }}', context: '={{ $json.body.context }}' }),
+				{
+					name: 'Push context',
+					type: 'n8n-nodes-base.executeWorkflow',
+					typeVersion: 1.1,
+					position: [400, 0],
+					parameters: { source: 'database', workflowId: { __rl: true, mode: 'id', value: ids.push }, options: {} },
+				},
+			]),
+		]);
+
+		server = await startN8nServer(userFolder);
+		log(`n8n started in ${server.startMs} ms at ${server.url}`);
+		await server.setupOwnerAndLogin();
+	});
+
+	after(async () => {
+		await server?.stop();
+	});
+
+	const waitForExecutions = (workflowId, count) =>
+		server.rest.waitForExecutions(workflowId, { count, timeoutMs: 30_000 });
+
+	function outputOf(execution, nodeName) {
+		return execution.data.resultData.runData[nodeName][0].data.main[0].map((item) => item.json);
+	}
+
+	test('example: push context into a live call from another workflow', async () => {
+		await server.rest.activateWorkflow(ids.push);
+		await server.rest.activateWorkflow(ids.billing);
+		const live = await sandboxCall('POST', '/call', { from: crmAgent.phone_number, to: '+14155550177', context: 'Invoice #1042 is open' });
+		const response = await fetch(server.webhookUrl('billing-paid'), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ callId: live.id, context: 'The customer just paid invoice #1042.' }),
+		});
+		const updated = await response.json();
+		assert.equal(response.status, 200, JSON.stringify(updated));
+		assert.equal(updated.id, live.id);
+		assert.equal(updated.status, 'in_progress');
+		assert.equal(updated.context, 'The customer just paid invoice #1042.');
+		const ended = await sandboxCall('POST', `/calls/${live.id}/complete`, { status: 'completed' }, { control: true });
+		assert.match(JSON.stringify(ended.transcript), /The customer just paid invoice #1042/);
+		await server.rest.deactivateWorkflow(ids.billing);
+		await server.rest.deactivateWorkflow(ids.push);
+	});
+
+	test('trigger: registers on activation, runs on events, answers tool calls, restores on deactivation', async () => {
+		await server.rest.activateWorkflow(ids.log);
+		await server.rest.activateWorkflow(ids.tool);
+
+		const registered = await sandboxCall('GET', `/agent?id=${crmAgent.id}`);
+		assert.match(registered.webhook, new RegExp(`^${server.url}/webhook/.+\\?token=[0-9a-f]{48}$`));
+		assert.ok(!registered.webhook.includes(API_KEY));
+		assert.equal(registered.system_prompt, crmAgent.system_prompt, 'registration changes nothing but the webhook');
+		const toolRegistered = await sandboxCall('GET', `/agent?id=${toolAgent.id}`);
+		assert.match(toolRegistered.webhook, new RegExp(`^${server.url}/webhook/.+\\?token=`));
+
+		// A call on the CRM agent ends: its transcript reaches the workflow.
+		const call = await sandboxCall('POST', '/call', { from: crmAgent.phone_number, to: '+14155550188', context: 'Renewal on December 1' });
+		await sandboxCall('POST', `/calls/${call.id}/complete`, { status: 'completed' }, { control: true });
+		const [ended] = await waitForExecutions(ids.log, 1);
+		const [row] = outputOf(ended, 'Transcript for the CRM');
+		assert.equal(row.call_id, call.id);
+		assert.equal(row.customer_number, '+14155550188');
+		assert.equal(row.status, 'completed');
+		assert.match(row.transcript, /Renewal on December 1/);
+
+		// A tool call on the other agent: the workflow's last node is the answer the service gets.
+		const toolCall = await sandboxCall('POST', '/call', { from: toolAgent.phone_number, to: '+14155550199' });
+		const delivery = await sandboxCall(
+			'POST',
+			`/calls/${toolCall.id}/events`,
+			{ event_type: 'tool_call', data: { name: 'lookup_order', arguments: { order_id: '1042' } } },
+			{ control: true },
+		);
+		const deliveries = await sandboxCall('GET', '/deliveries', undefined, { control: true });
+		const answered = deliveries.find((entry) => entry.call_id === toolCall.id && entry.event_type === 'tool_call');
+		assert.equal(delivery.status, 200, `n8n answered ${answered?.response_body}\n${server.output().slice(-3000)}`);
+		assert.deepEqual(JSON.parse(answered.response_body), { result: 'Order 1042 ships tomorrow' });
+		const [toolExecution] = await waitForExecutions(ids.tool, 1);
+		const [toolItem] = outputOf(toolExecution, 'Tool call');
+		assert.equal(toolItem.tool_name, 'lookup_order');
+		assert.deepEqual(toolItem.tool_arguments, { order_id: '1042' });
+		// The call_started events of both calls were acknowledged without starting anything.
+		assert.equal((await server.rest.listExecutions({ workflowId: ids.tool })).length, 1);
+		assert.equal((await server.rest.listExecutions({ workflowId: ids.log })).length, 1);
+
+		await server.rest.deactivateWorkflow(ids.log);
+		await server.rest.deactivateWorkflow(ids.tool);
+		assert.equal((await sandboxCall('GET', `/agent?id=${crmAgent.id}`)).webhook, previousWebhook);
+		assert.equal((await sandboxCall('GET', `/agent?id=${toolAgent.id}`)).webhook, '');
+	});
+});

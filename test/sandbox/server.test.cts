@@ -1,0 +1,241 @@
+import { startSandbox } from '../../sandbox/index.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
+import { ISO_TIMESTAMP, createAgent, getJson, listAll, placeCall } from './helpers.cts';
+
+const ONE_MIB = 1024 * 1024;
+let sandbox: TestSandbox;
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox({ apiKeys: ['first-key', 'second-key'], callDurationMs: 60_000 });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+describe('HTTP', () => {
+	test('answers JSON', async () => {
+		const { headers } = await sandbox.api('GET', '/agents');
+
+		expect(headers.get('content-type')).toBe('application/json; charset=utf-8');
+	});
+
+	test('unknown routes are 404 with an error body', async () => {
+		for (const path of ['/agentz', '/calls/extra', '']) {
+			const { status, body } = await sandbox.api('GET', path);
+			expect(status).toBe(404);
+			expect(body).toEqual({ error: 'Not Found', message: expect.any(String) });
+		}
+		const outside = await fetch(`${sandbox.origin}/v2/agents`);
+		expect(outside.status).toBe(404);
+		expect(await outside.json()).toEqual({ error: 'Not Found', message: expect.stringContaining('/v1') });
+	});
+
+	test('a known path with another method is 405 with Allow', async () => {
+		const { status, headers, body } = await sandbox.api('PATCH', '/agent', { body: {} });
+
+		expect(status).toBe(405);
+		expect(headers.get('allow')).toBe('POST, GET, PUT, DELETE');
+		expect(body.error).toBe('Method Not Allowed');
+		expect((await sandbox.api('DELETE', '/calls')).status).toBe(405);
+	});
+
+	test('a body that is not valid JSON is 400', async () => {
+		const { status, body } = await sandbox.api('POST', '/agent', { rawBody: '{"name": "Broken",' });
+
+		expect(status).toBe(400);
+		expect(body).toEqual({ error: 'Bad Request', message: expect.stringContaining('not valid JSON') });
+	});
+
+	test('a body over 1 MiB is 413; exactly 1 MiB is accepted', async () => {
+		const tooLarge = await sandbox.api('POST', '/agent', { rawBody: `"${'x'.repeat(ONE_MIB)}"` });
+		expect(tooLarge.status).toBe(413);
+		expect(tooLarge.body).toEqual({ error: 'Payload Too Large', message: expect.stringContaining('1 MiB') });
+
+		const envelope = JSON.stringify({ name: 'Big prompt', area_code: '415', system_prompt: '' });
+		const prompt = 'p'.repeat(ONE_MIB - Buffer.byteLength(envelope));
+		const exact = JSON.stringify({ name: 'Big prompt', area_code: '415', system_prompt: prompt });
+		expect(Buffer.byteLength(exact)).toBe(ONE_MIB);
+		const accepted = await sandbox.api('POST', '/agent', { rawBody: exact });
+		expect(accepted.status).toBe(200);
+		expect(accepted.body.system_prompt).toHaveLength(prompt.length);
+	});
+
+	test('timestamps are ISO 8601 UTC with milliseconds', async () => {
+		const agent = await createAgent(sandbox);
+		const call = await placeCall(sandbox, agent);
+
+		for (const value of [agent.created_at, agent.updated_at, call.created_at]) expect(value).toMatch(ISO_TIMESTAMP);
+		expect(Math.abs(Date.parse(call.created_at) - Date.now())).toBeLessThan(60_000);
+	});
+});
+
+describe('request log (GET /_sandbox/requests)', () => {
+	test('records every API request in order, without the Authorization header', async () => {
+		await sandbox.api('POST', '/agent', { body: { name: 'Logged', area_code: '415' } });
+		await sandbox.api('GET', '/calls', { query: { limit: 5, agent_id: 'agt_x' } });
+		await sandbox.api('GET', '/agents', { key: null });
+		await sandbox.api('POST', '/agent', { rawBody: 'not json' });
+		await sandbox.control('GET', '/faults'); // control requests are not recorded
+
+		const log = await sandbox.requests();
+		expect(log).toEqual([
+			{ method: 'POST', path: '/v1/agent', query: {}, status: 200, body: { name: 'Logged', area_code: '415' }, at: expect.stringMatching(ISO_TIMESTAMP), fault: null },
+			{ method: 'GET', path: '/v1/calls', query: { limit: '5', agent_id: 'agt_x' }, status: 200, body: null, at: expect.stringMatching(ISO_TIMESTAMP), fault: null },
+			{ method: 'GET', path: '/v1/agents', query: {}, status: 401, body: null, at: expect.stringMatching(ISO_TIMESTAMP), fault: null },
+			{ method: 'POST', path: '/v1/agent', query: {}, status: 400, body: null, at: expect.stringMatching(ISO_TIMESTAMP), fault: null },
+		]);
+		expect(JSON.stringify(log)).not.toContain('first-key');
+		expect(JSON.stringify(log).toLowerCase()).not.toContain('bearer');
+	});
+
+	test('DELETE clears it', async () => {
+		await sandbox.api('GET', '/agents');
+		await sandbox.clearRequests();
+
+		expect(await sandbox.requests()).toEqual([]);
+	});
+});
+
+describe('POST /_sandbox/reset', () => {
+	test('empties every account and the logs', async () => {
+		const agent = await createAgent(sandbox, { name: 'Gone' });
+		const call = await placeCall(sandbox, agent);
+		await createAgent(sandbox, { name: 'Gone too' }, 'second-key');
+
+		const { status, body } = await sandbox.control('POST', '/reset');
+
+		expect(status).toBe(200);
+		expect(body).toEqual({ reset: true });
+		expect(await sandbox.requests()).toEqual([]);
+		expect(await sandbox.deliveries()).toEqual([]);
+		expect(await listAll(sandbox, 'agents')).toEqual([]);
+		expect(await listAll(sandbox, 'agents', {}, 'second-key')).toEqual([]);
+		expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).status).toBe(404);
+	});
+});
+
+describe('POST /_sandbox/seed', () => {
+	test('creates agents and calls for the first key; calls spread over the agents', async () => {
+		expect(await sandbox.seed({ agents: 3, calls: 40 })).toEqual({ agents_created: 3, calls_created: 40 });
+
+		const agents = await listAll(sandbox, 'agents');
+		const calls = await listAll(sandbox, 'calls', { limit: 100 });
+		expect(agents).toHaveLength(3);
+		expect(calls).toHaveLength(40);
+		expect(new Set(calls.map((call) => call.agent_id))).toEqual(new Set(agents.map((agent) => agent.id)));
+		expect(await listAll(sandbox, 'agents', {}, 'second-key')).toEqual([]);
+	});
+
+	test('seeded data looks like a real history', async () => {
+		await sandbox.seed({ agents: 5, calls: 60 });
+		const agents = await listAll(sandbox, 'agents');
+		const calls = await listAll(sandbox, 'calls', { limit: 100 });
+
+		expect(new Set(agents.map((agent) => agent.name)).size).toBe(5);
+		expect(new Set(agents.map((agent) => agent.voice_id)).size).toBeGreaterThan(1);
+		for (const agent of agents) expect(agent.phone_number).toMatch(/^\+1\d{10}$/);
+		const statuses = new Set(calls.map((call) => call.status));
+		expect(statuses).toEqual(new Set(['completed', 'failed']));
+		const clientNumbers = calls.map((call) => call.client_number);
+		for (const number of clientNumbers) expect(number).toMatch(/^\+[1-9]\d{6,14}$/);
+		expect(new Set(clientNumbers).size).toBeLessThan(calls.length);
+		const days = new Set(calls.map((call) => call.created_at.slice(0, 10)));
+		expect(days.size).toBeGreaterThan(5);
+		for (const call of calls) expect(Date.parse(call.created_at)).toBeLessThan(Date.now());
+
+		const completed = calls.find((call) => call.status === 'completed' && call.context !== '');
+		const { body } = await sandbox.api('GET', '/call', { query: { id: completed.id } });
+		expect(body.transcript.length).toBeGreaterThan(2);
+		expect(body.transcript.map((entry: { text: string }) => entry.text).join(' ')).toContain(completed.context);
+		expect(body.duration).toBeGreaterThan(0);
+		expect(body.ended_at >= body.created_at).toBe(true);
+	});
+
+	test('another key, and one agent created when calls need one', async () => {
+		expect(await sandbox.seed({ calls: 5, api_key: 'second-key' })).toEqual({ agents_created: 1, calls_created: 5 });
+
+		expect(await listAll(sandbox, 'agents', {}, 'second-key')).toHaveLength(1);
+		expect(await listAll(sandbox, 'calls', {}, 'second-key')).toHaveLength(5);
+		expect(await listAll(sandbox, 'calls')).toEqual([]);
+	});
+
+	test.each<[string, unknown]>([
+		['agents', { agents: -1 }],
+		['agents', { agents: 1.5 }],
+		['calls', { calls: 'many' }],
+		['calls', { calls: 10_000_000 }],
+		['api_key', { api_key: 'unknown-key' }],
+	])('answers 400 naming %s for nonsense', async (field, body) => {
+		const { status, body: answer } = await sandbox.control('POST', '/seed', body);
+
+		expect(status).toBe(400);
+		expect(answer.message).toMatch(new RegExp(`^${field}`));
+	});
+});
+
+describe('start-up seed', () => {
+	function withoutTimes(items: Record<string, unknown>[]) {
+		return items.map(({ created_at: _created, updated_at: _updated, ...rest }) => rest);
+	}
+
+	async function snapshot(options: { seed?: number }) {
+		const started = await startSandbox({ port: 0, ...options });
+		try {
+			const agents = await getJson(`${started.baseUrl}/agents?limit=100`);
+			const calls = await getJson(`${started.baseUrl}/calls?limit=100`);
+			return { agents: withoutTimes(agents.agents), calls: withoutTimes(calls.calls) };
+		} finally {
+			await started.close();
+		}
+	}
+
+	test('by default 3 agents and 12 calls for the key "sandbox-key", one agent with an older model', async () => {
+		const data = await snapshot({});
+
+		expect(data.agents).toHaveLength(3);
+		expect(data.calls).toHaveLength(12);
+		expect(data.agents.map((agent) => agent.llm_model)).toContain('gpt-3.5-turbo');
+	});
+
+	test('the same seed gives the same data, another seed other data', async () => {
+		const first = await snapshot({ seed: 42 });
+		const again = await snapshot({ seed: 42 });
+		const other = await snapshot({ seed: 43 });
+
+		expect(again).toEqual(first);
+		expect(other.agents.map((agent) => agent.phone_number)).not.toEqual(first.agents.map((agent) => agent.phone_number));
+	});
+
+	test('reset then seed with the start-up counts gives the start-up data again', async () => {
+		const started = await startSandbox({ port: 0, seed: 7 });
+		const read = async () => (await getJson(`${started.baseUrl}/calls?limit=100`)).calls.map((call: { id: string }) => call.id);
+		try {
+			const before = await read();
+			await fetch(`${started.origin}/_sandbox/reset`, { method: 'POST' });
+			await fetch(`${started.origin}/_sandbox/seed`, { method: 'POST', body: JSON.stringify({ agents: 3, calls: 12 }) });
+			expect(await read()).toEqual(before);
+		} finally {
+			await started.close();
+		}
+	});
+});
+
+describe('startSandbox', () => {
+	test('answers origin, baseUrl, port and keys, and close() stops it', async () => {
+		const lines: string[] = [];
+		const started = await startSandbox({ port: 0, apiKeys: ['k1', 'k2'], log: (line) => lines.push(line) });
+
+		expect(started.baseUrl).toBe(`${started.origin}/v1`);
+		expect(started.origin).toBe(`http://127.0.0.1:${started.port}`);
+		expect(started.apiKeys).toEqual(['k1', 'k2']);
+		expect(lines).toEqual([`Voice Agent sandbox listening on ${started.baseUrl} (API keys: k1, k2)`]);
+		await started.close();
+		await started.close();
+		await expect(fetch(`${started.baseUrl}/agents`)).rejects.toThrow();
+	});
+
+	test('rejects bad options with a message naming them', async () => {
+		await expect(startSandbox({ port: -1 })).rejects.toThrow(/port/);
+		await expect(startSandbox({ apiKeys: [] })).rejects.toThrow(/apiKeys/);
+		await expect(startSandbox({ callDurationMs: 0 })).rejects.toThrow(/callDurationMs/);
+	});
+});

@@ -1,0 +1,125 @@
+/**
+ * The sandbox as test suites use it: a fresh Voice Agent service on a free port, plus typed helpers for its
+ * API (/v1) and its control endpoints (/_sandbox). Every suite starts its own and closes it in afterAll.
+ *
+ *   const sandbox = await startTestSandbox();
+ *   const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'A', area_code: '415' } });
+ *   await sandbox.close();
+ */
+import { startSandbox } from '../../sandbox/index.js';
+import type { SandboxOptions } from '../../sandbox/options.js';
+import type { FaultSettings } from '../../sandbox/faults.js';
+import type { RecordedDelivery, RecordedRequest } from '../../sandbox/logs.js';
+
+export type { FaultSettings, RecordedDelivery, RecordedRequest, SandboxOptions };
+
+export interface HttpResult<T = any> {
+	status: number;
+	headers: Headers;
+	/** Parsed JSON; the raw text when the answer is not JSON; null when it is empty. */
+	body: T;
+}
+
+export interface ApiRequestOptions {
+	/** API key sent as `Authorization: Bearer <key>`; defaults to the first key; null sends no header. */
+	key?: string | null;
+	query?: Record<string, string | number | boolean | undefined>;
+	/** Sent as JSON. */
+	body?: unknown;
+	/** Sent as is instead of `body` (invalid JSON, oversized bodies). */
+	rawBody?: string | Uint8Array;
+	headers?: Record<string, string>;
+}
+
+export interface SeedRequest {
+	agents?: number;
+	calls?: number;
+	api_key?: string;
+}
+
+export interface TestSandbox {
+	origin: string;
+	/** origin + '/v1': the base URL a credential holds. */
+	baseUrl: string;
+	/** The first API key (the account that `seed` fills by default). */
+	apiKey: string;
+	apiKeys: string[];
+	close(): Promise<void>;
+	reset(): Promise<void>;
+	seed(body: SeedRequest): Promise<{ agents_created: number; calls_created: number }>;
+	/** Replaces the fault settings; `{}` clears them. Answers the settings in force. */
+	faults(body: FaultSettings): Promise<FaultSettings & { times_remaining?: number }>;
+	requests(): Promise<RecordedRequest[]>;
+	clearRequests(): Promise<void>;
+	deliveries(): Promise<RecordedDelivery[]>;
+	/** A request to the API; `path` is relative to /v1 (e.g. '/calls'). */
+	api<T = any>(method: string, path: string, options?: ApiRequestOptions): Promise<HttpResult<T>>;
+	/** A request to a control endpoint; `path` is relative to /_sandbox (e.g. '/reset'). */
+	control<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>>;
+}
+
+/**
+ * Starts a sandbox on a free loopback port. Unlike the CLI it starts with an empty store (no seeded
+ * agents or calls) unless `agents` / `calls` are given, so tests only see the data they create.
+ */
+export async function startTestSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
+	const sandbox = await startSandbox({ agents: 0, calls: 0, ...options, port: 0 });
+	const apiKey = sandbox.apiKeys[0];
+
+	async function request<T>(url: string, method: string, init: RequestInit): Promise<HttpResult<T>> {
+		const response = await fetch(url, { ...init, method });
+		const text = await response.text();
+		const isJson = (response.headers.get('content-type') ?? '').includes('json');
+		const body = text === '' ? null : isJson ? JSON.parse(text) : text;
+		return { status: response.status, headers: response.headers, body };
+	}
+
+	async function control<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>> {
+		const init: RequestInit =
+			body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
+		return request<T>(`${sandbox.origin}/_sandbox${path}`, method, init);
+	}
+
+	/** A control call that must succeed: its body, or an error with the sandbox's message. */
+	async function controlOk<T>(method: string, path: string, body?: unknown): Promise<T> {
+		const result = await control<T>(method, path, body);
+		if (result.status !== 200) {
+			throw new Error(`${method} /_sandbox${path} answered ${result.status}: ${JSON.stringify(result.body)}`);
+		}
+		return result.body;
+	}
+
+	async function api<T = any>(method: string, path: string, options: ApiRequestOptions = {}): Promise<HttpResult<T>> {
+		const url = new URL(`${sandbox.baseUrl}${path}`);
+		for (const [name, value] of Object.entries(options.query ?? {})) {
+			if (value !== undefined) url.searchParams.set(name, String(value));
+		}
+		const headers: Record<string, string> = {};
+		const key = options.key === undefined ? apiKey : options.key;
+		if (key !== null) headers.authorization = `Bearer ${key}`;
+		let body: string | Uint8Array | undefined = options.rawBody;
+		if (body === undefined && options.body !== undefined) body = JSON.stringify(options.body);
+		if (body !== undefined) headers['content-type'] = 'application/json';
+		return request<T>(url.href, method, { headers: { ...headers, ...options.headers }, body });
+	}
+
+	return {
+		origin: sandbox.origin,
+		baseUrl: sandbox.baseUrl,
+		apiKey,
+		apiKeys: sandbox.apiKeys,
+		close: () => sandbox.close(),
+		reset: async () => {
+			await controlOk('POST', '/reset');
+		},
+		seed: (body) => controlOk('POST', '/seed', body),
+		faults: (body) => controlOk('POST', '/faults', body),
+		requests: () => controlOk('GET', '/requests'),
+		clearRequests: async () => {
+			await controlOk('DELETE', '/requests');
+		},
+		deliveries: () => controlOk('GET', '/deliveries'),
+		api,
+		control,
+	};
+}
