@@ -49,3 +49,16 @@ export function returnAllOrLimit(): INodeProperties[] {
 		},
 	];
 }
+
+/** The ID of one call, as Call → Get and Call → Set Context take it. */
+export function callIdField(description: string): INodeProperties {
+	return {
+		displayName: 'Call ID',
+		name: 'callId',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. call_8d0b6a4f2e1c9a73',
+		description,
+	};
+}

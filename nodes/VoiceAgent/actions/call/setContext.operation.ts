@@ -1,20 +1,13 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { callIdField } from '../../descriptions/shared';
 import type { Call } from '../../helpers/types';
 import { InputValidator } from '../../helpers/validation';
 import { voiceAgentApiRequest } from '../../transport';
 
 const properties: INodeProperties[] = [
-	{
-		displayName: 'Call ID',
-		name: 'callId',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. call_8d0b6a4f2e1c9a73',
-		description: 'ID of a call in progress',
-	},
+	callIdField('ID of a call in progress'),
 	{
 		displayName: 'Context',
 		name: 'context',
