@@ -1,0 +1,290 @@
+/** The Agent operations of the Voice Agent node, run in n8n's engine against the sandbox. */
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
+import { API_KEY, createAgent, jsonOf, rl, runWith, wire } from './helpers.cts';
+
+let sandbox: TestSandbox;
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox({ apiKeys: [API_KEY] });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+const TOOL = {
+	type: 'function',
+	function: {
+		name: 'book_slot',
+		description: 'Book an appointment slot',
+		parameters: { type: 'object', properties: { date: { type: 'string' } }, required: ['date'] },
+	},
+};
+
+describe('Agent: Create or Update', () => {
+	test('creates an agent with an area code: POST /agent with name and area_code, output is the new agent', async () => {
+		const run = await runWith(sandbox, { resource: 'agent', operation: 'upsert', name: 'Front Desk', areaCode: '212' });
+
+		const [agent] = jsonOf(run);
+		expect(run.items).toHaveLength(1);
+		expect(run.items[0].pairedItem).toEqual({ item: 0 });
+		expect(await wire(sandbox)).toEqual([
+			{ method: 'POST', path: '/agent', query: {}, body: { name: 'Front Desk', area_code: '212' }, status: 200 },
+		]);
+		expect(agent).toMatchObject({
+			id: expect.any(String),
+			name: 'Front Desk',
+			phone_number: expect.stringMatching(/^\+1212\d{7}$/),
+			llm_model: 'gpt-4o',
+			language: 'en',
+		});
+		expect((await sandbox.api('GET', '/agent', { query: { id: agent.id } })).body).toEqual(agent);
+	});
+
+	test('updates an existing agent by name sending only the fields set; the others keep their values', async () => {
+		const existing = await createAgent(sandbox, {
+			name: 'Reminder',
+			system_prompt: 'Remind patients of appointments.',
+			initial_message: 'Hello!',
+			voice_id: 'nova',
+			endpointing: 250,
+			filler_words: true,
+		});
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'upsert',
+			name: 'Reminder',
+			additionalFields: { initialMessage: 'Good morning, this is the clinic.' },
+		});
+
+		const [agent] = jsonOf(run);
+		expect(await wire(sandbox)).toEqual([
+			{
+				method: 'POST',
+				path: '/agent',
+				query: {},
+				body: { name: 'Reminder', initial_message: 'Good morning, this is the clinic.' },
+				status: 200,
+			},
+		]);
+		expect(agent).toMatchObject({
+			id: existing.id,
+			phone_number: existing.phone_number,
+			initial_message: 'Good morning, this is the clinic.',
+			system_prompt: 'Remind patients of appointments.',
+			voice_id: 'nova',
+			endpointing: 250,
+			filler_words: true,
+		});
+	});
+
+	test('maps every additional field to its snake_case key with the right type', async () => {
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'upsert',
+			name: 'Full Agent',
+			areaCode: '415',
+			additionalFields: {
+				systemPrompt: 'You confirm bookings.',
+				initialMessage: 'Hi, calling about your booking.',
+				llmModel: 'service-voice',
+				voiceId: 'alloy',
+				webhook: 'https://example.com/hooks/voice',
+				tools: JSON.stringify([TOOL]),
+				fillerWords: true,
+				fillerWordsWhitelist: 'um, well , let me see,',
+				actions: {
+					action: [
+						{ name: 'transfer', instructions: 'Transfer on request', forwardingNumber: '+1 (415) 555-0100' },
+						{ name: 'escalate', instructions: 'Escalate complaints', forwardingNumber: '+442071234567' },
+					],
+				},
+				voicemailNumber: '+14155550111',
+				endpointing: 300,
+				voiceOptimization: 4,
+				smartEndpointingThreshold: 2,
+				language: 'es',
+				complianceChecks: {
+					check: [{ name: 'no_promises', model: 'gpt-4o', checkInstructions: 'Never promise refunds.', rewriteThreshold: 3 }],
+				},
+			},
+		});
+
+		const [agent] = jsonOf(run);
+		const expectedBody = {
+			name: 'Full Agent',
+			area_code: '415',
+			system_prompt: 'You confirm bookings.',
+			initial_message: 'Hi, calling about your booking.',
+			llm_model: 'service-voice',
+			voice_id: 'alloy',
+			webhook: 'https://example.com/hooks/voice',
+			tools: [TOOL],
+			filler_words: true,
+			filler_words_whitelist: ['um', 'well', 'let me see'],
+			actions: [
+				{ name: 'transfer', instructions: 'Transfer on request', forwarding_number: '+14155550100' },
+				{ name: 'escalate', instructions: 'Escalate complaints', forwarding_number: '+442071234567' },
+			],
+			voicemail_number: '+14155550111',
+			endpointing: 300,
+			voice_optimization: 4,
+			smart_endpointing_threshold: 2,
+			language: 'es',
+			compliance_checks: [
+				{ name: 'no_promises', model: 'gpt-4o', check_instructions: 'Never promise refunds.', rewrite_threshold: 3 },
+			],
+		};
+		const requests = await wire(sandbox);
+		expect(requests).toHaveLength(1);
+		expect(requests[0]).toMatchObject({ method: 'POST', path: '/agent', status: 200 });
+		// toStrictEqual: the exact keys, and numbers as numbers, booleans as booleans, arrays as arrays.
+		expect(requests[0].body).toStrictEqual(expectedBody);
+		const { area_code: _areaCode, name: _name, ...stored } = expectedBody;
+		expect(agent).toMatchObject({ name: 'Full Agent', ...stored });
+	});
+
+	test('an update can clear the webhook and turn filler words off: empty and false are sent, not dropped', async () => {
+		await createAgent(sandbox, { name: 'Hooked', webhook: 'https://example.com/old', filler_words: true });
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'upsert',
+			name: 'Hooked',
+			additionalFields: { webhook: '', fillerWords: false, tools: '[]' },
+		});
+
+		const [agent] = jsonOf(run);
+		expect((await wire(sandbox))[0].body).toStrictEqual({ name: 'Hooked', webhook: '', filler_words: false, tools: [] });
+		expect(agent).toMatchObject({ webhook: '', filler_words: false, tools: [] });
+	});
+
+	test('a tools list given as an array by an expression is sent as is', async () => {
+		const run = await runWith(
+			sandbox,
+			{
+				resource: 'agent',
+				operation: 'upsert',
+				name: 'Expression Agent',
+				areaCode: '={{ $json.area }}',
+				additionalFields: { tools: '={{ $json.tools }}', fillerWordsWhitelist: '={{ $json.words }}' },
+			},
+			{ input: [{ area: 312, tools: [TOOL], words: ['hmm', ' right '] }] },
+		);
+
+		jsonOf(run);
+		const [request] = await wire(sandbox);
+		expect(request.body).toStrictEqual({
+			name: 'Expression Agent',
+			area_code: '312',
+			tools: [TOOL],
+			filler_words_whitelist: ['hmm', 'right'],
+		});
+	});
+
+	test('creating without an area code shows the service\'s 400 message', async () => {
+		const run = await runWith(sandbox, { resource: 'agent', operation: 'upsert', name: 'No Area' });
+
+		expect(run.items).toEqual([]);
+		expect(run.error?.message).toMatch(/name and area_code are required to create a new agent/);
+		expect(await wire(sandbox)).toHaveLength(1);
+	});
+
+	test('one request per input item, each output paired with its item', async () => {
+		const run = await runWith(
+			sandbox,
+			{ resource: 'agent', operation: 'upsert', name: '={{ $json.name }}', areaCode: '415' },
+			{ input: [{ name: 'One' }, { name: 'Two' }, { name: 'Three' }] },
+		);
+
+		expect(jsonOf(run).map((agent) => agent.name)).toEqual(['One', 'Two', 'Three']);
+		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect((await wire(sandbox)).map((request) => (request.body as { name: string }).name)).toEqual(['One', 'Two', 'Three']);
+	});
+});
+
+describe('Agent: Get', () => {
+	test('GET /agent?id=... and outputs the agent', async () => {
+		const existing = await createAgent(sandbox, { name: 'Lookup', voice_id: 'echo' });
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, { resource: 'agent', operation: 'get', agent: rl(existing.id) });
+
+		expect(jsonOf(run)).toEqual([existing]);
+		expect(await wire(sandbox)).toEqual([
+			{ method: 'GET', path: '/agent', query: { id: existing.id }, body: null, status: 200 },
+		]);
+	});
+
+	test('an agent picked from the list is fetched by its ID too', async () => {
+		const existing = await createAgent(sandbox, { name: 'Picked' });
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, { resource: 'agent', operation: 'get', agent: rl(existing.id, 'list') });
+
+		expect(jsonOf(run)).toEqual([existing]);
+		expect((await wire(sandbox)).map((request) => request.query)).toEqual([{ id: existing.id }]);
+	});
+});
+
+describe('Agent: Delete', () => {
+	test('DELETE /agent?id=... outputs {deleted: true, id} and the agent is gone', async () => {
+		const existing = await createAgent(sandbox, { name: 'Doomed' });
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, { resource: 'agent', operation: 'delete', agent: rl(existing.id) });
+
+		expect(jsonOf(run)).toStrictEqual([{ deleted: true, id: existing.id }]);
+		expect(await wire(sandbox)).toEqual([
+			{ method: 'DELETE', path: '/agent', query: { id: existing.id }, body: null, status: 200 },
+		]);
+		expect((await sandbox.api('GET', '/agent', { query: { id: existing.id } })).status).toBe(404);
+	});
+});
+
+describe('Agent: Get Many', () => {
+	test('Return All follows the cursor and outputs every agent, newest first', async () => {
+		await sandbox.seed({ agents: 130 });
+		const expected: any[] = [];
+		let cursor: string | undefined;
+		do {
+			const { body } = await sandbox.api('GET', '/agents', { query: { limit: 100, cursor } });
+			expected.push(...body.agents);
+			cursor = body.cursor || undefined;
+		} while (cursor);
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, { resource: 'agent', operation: 'getMany', returnAll: true });
+
+		const agents = jsonOf(run);
+		expect(agents).toHaveLength(130);
+		expect(agents).toEqual(expected);
+		const requests = await wire(sandbox);
+		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /agents', 'GET /agents']);
+		expect(requests[0].query).toEqual({ limit: '100' });
+		expect(requests[1].query).toEqual({ limit: '100', cursor: expect.any(String) });
+		// Listings carry a model that upsert no longer accepts; it is passed through untouched.
+		expect(new Set(agents.map((agent) => agent.llm_model))).toEqual(new Set(['gpt-4o', 'service-voice', 'gpt-3.5-turbo']));
+	});
+
+	test('Limit asks for just that many and outputs them, one item per agent', async () => {
+		await sandbox.seed({ agents: 12 });
+		const { body } = await sandbox.api('GET', '/agents', { query: { limit: 7 } });
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, { resource: 'agent', operation: 'getMany', returnAll: false, limit: 7 });
+
+		expect(jsonOf(run)).toEqual(body.agents);
+		expect(run.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
+		expect(await wire(sandbox)).toEqual([{ method: 'GET', path: '/agents', query: { limit: '7' }, body: null, status: 200 }]);
+	});
+
+	test('an account without agents outputs nothing', async () => {
+		const run = await runWith(sandbox, { resource: 'agent', operation: 'getMany', returnAll: true });
+
+		expect(run.error).toBeUndefined();
+		expect(run.items).toEqual([]);
+		expect(await wire(sandbox)).toHaveLength(1);
+	});
+});

@@ -1,0 +1,165 @@
+/** How the Voice Agent node reports the service's errors and retries what is safe to retry, run in n8n's engine. */
+import type { NodeRun } from '../support/n8n.cts';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
+import { API_KEY, createAgent, jsonOf, placeCall, rl, runWith, serializeError, wire, wireLines } from './helpers.cts';
+
+const WRONG_KEY = 'va_wrong_key_Hd83kQz1Lp0';
+
+let sandbox: TestSandbox;
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+/** The key appears nowhere: not in the error (message, description, context, cause...) nor in the run data. */
+function expectNoKey(run: NodeRun, key: string = API_KEY) {
+	expect(run.error).toBeDefined();
+	expect(serializeError(run.error)).not.toContain(key);
+	expect(JSON.stringify(run.run.data)).not.toContain(key);
+}
+
+describe('errors the service answers', () => {
+	test('401: the message says the API key was rejected and the description says to check the credential', async () => {
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' }, { apiKey: WRONG_KEY });
+
+		expect(run.items).toEqual([]);
+		expect(run.error?.message).toBe('The Voice Agent API rejected the API key (401 Unauthorized)');
+		expect(run.error?.description).toMatch(/^Check the Voice Agent API credential/);
+		expect(run.error?.httpCode).toBe('401');
+		// Not retried: a wrong key stays wrong.
+		expect(await wireLines(sandbox)).toEqual(['GET /call 401']);
+		expectNoKey(run, WRONG_KEY);
+	});
+
+	test.each([
+		['Agent: Get', { resource: 'agent', operation: 'get', agent: rl('agt_nope') }, 'Agent "agt_nope" was not found', 'GET /agent'],
+		['Agent: Delete', { resource: 'agent', operation: 'delete', agent: rl('agt_gone') }, 'Agent "agt_gone" was not found', 'DELETE /agent'],
+		['Call: Get', { resource: 'call', operation: 'get', callId: 'call_nope' }, 'Call "call_nope" was not found', 'GET /call'],
+		[
+			'Call: Set Context',
+			{ resource: 'call', operation: 'setContext', callId: 'call_lost', context: 'New' },
+			'Call "call_lost" was not found',
+			'POST /call/context',
+		],
+	])('404 on %s names what was not found', async (_operation, parameters, message, route) => {
+		const run = await runWith(sandbox, parameters);
+
+		expect(run.error?.message).toBe(message);
+		expect(run.error?.httpCode).toBe('404');
+		expect(await wireLines(sandbox)).toEqual([`${route} 404`]);
+		expectNoKey(run);
+	});
+
+	test('400: the service\'s message is shown', async () => {
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'create',
+			from: rl('+14155550999', 'phoneNumber'),
+			to: '+14155550123',
+		});
+
+		expect(run.error?.message).toBe(
+			'The Voice Agent API rejected the request: from must be the phone_number of one of your agents; +14155550999 is not',
+		);
+		expect(run.error?.httpCode).toBe('400');
+		expect((await wireLines(sandbox)).filter((line) => line.startsWith('POST'))).toEqual(['POST /call 400']);
+	});
+
+	test('429: the node waits for Retry-After and then succeeds', async () => {
+		const call = await placeCall(sandbox, await createAgent(sandbox));
+		await sandbox.faults({ rate_limit_per_s: 1, match: 'GET /call' });
+		// This request takes the one token of the bucket, so the node's first request is rate limited.
+		expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).status).toBe(200);
+		await sandbox.clearRequests();
+
+		const started = Date.now();
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id });
+		const elapsed = Date.now() - started;
+
+		expect(jsonOf(run)).toEqual([call]);
+		expect(await wireLines(sandbox)).toEqual(['GET /call 429', 'GET /call 200']);
+		// Retry-After: 1 was honoured.
+		expect(elapsed).toBeGreaterThanOrEqual(1_000);
+	});
+
+	test('5xx on an idempotent request (GET /call): retried, succeeds on the third request', async () => {
+		const call = await placeCall(sandbox, await createAgent(sandbox));
+		await sandbox.clearRequests();
+		await sandbox.faults({ error_rate: 1, times: 2, match: 'GET /call' });
+
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id });
+
+		expect(jsonOf(run)).toEqual([call]);
+		expect(await wireLines(sandbox)).toEqual(['GET /call 500', 'GET /call 500', 'GET /call 200']);
+	});
+
+	test.each([
+		['Agent: Create or Update', 'POST /agent', { resource: 'agent', operation: 'upsert', name: 'Retry Me', areaCode: '415' }],
+		['Agent: Get Many', 'GET /agents', { resource: 'agent', operation: 'getMany', returnAll: true }],
+		['Call: Get Many', 'GET /calls', { resource: 'call', operation: 'getMany', returnAll: true }],
+	])('5xx on %s (idempotent): retried and succeeds', async (_operation, route, parameters) => {
+		await sandbox.faults({ error_rate: 1, times: 1, status: 503, match: route });
+
+		const run = await runWith(sandbox, parameters);
+
+		expect(run.error).toBeUndefined();
+		expect(await wireLines(sandbox)).toEqual([`${route} 503`, `${route} 200`]);
+	});
+
+	test('Set Context after a 5xx: retried (replacing the context twice is harmless) and outputs the updated call', async () => {
+		const call = await placeCall(sandbox, await createAgent(sandbox));
+		await sandbox.clearRequests();
+		await sandbox.faults({ error_rate: 1, times: 1, match: 'POST /call/context', when: 'after' });
+
+		const run = await runWith(sandbox, { resource: 'call', operation: 'setContext', callId: call.id, context: 'Again' });
+
+		expect(jsonOf(run)).toEqual([expect.objectContaining({ id: call.id, context: 'Again', status: 'in_progress' })]);
+		expect(await wireLines(sandbox)).toEqual(['POST /call/context 500', 'POST /call/context 200']);
+	});
+
+	test('5xx that persists: 1 request and 3 retries, then an error naming the request', async () => {
+		await sandbox.faults({ error_rate: 1, match: 'GET /call' });
+
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' });
+
+		expect(run.error?.message).toBe('The Voice Agent service failed to process GET /call (500)');
+		expect(await wireLines(sandbox)).toEqual(Array(4).fill('GET /call 500'));
+		expectNoKey(run);
+	});
+});
+
+describe('the credential\'s Base URL', () => {
+	test('a trailing slash is tolerated', async () => {
+		const run = await runWith(
+			sandbox,
+			{ resource: 'agent', operation: 'getMany', returnAll: true },
+			{ baseUrl: `${sandbox.baseUrl}//` },
+		);
+
+		expect(run.error).toBeUndefined();
+		expect(await wire(sandbox)).toEqual([{ method: 'GET', path: '/agents', query: { limit: '100' }, body: null, status: 200 }]);
+	});
+
+	test('a Base URL that is no http(s) URL fails before any request', async () => {
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' }, { baseUrl: 'api.example.com/v1' });
+
+		expect(run.error?.message).toBe('The Voice Agent API credential has no valid Base URL');
+		expect(run.error?.description).toMatch(/including \/v1/);
+		expect(await wire(sandbox)).toEqual([]);
+	});
+});
+
+test('Continue On Fail keeps the error item free of the API key', async () => {
+	const run = await runWith(
+		sandbox,
+		{ resource: 'call', operation: 'get', callId: 'call_unknown' },
+		{ continueOnFail: true, apiKey: API_KEY },
+	);
+
+	expect(run.error).toBeUndefined();
+	expect(run.items).toEqual([{ json: { error: 'Call "call_unknown" was not found' }, pairedItem: { item: 0 } }]);
+	expect(JSON.stringify(run.run.data)).not.toContain(API_KEY);
+	expect((await wire(sandbox)).map((request) => request.status)).toEqual([404]);
+});

@@ -1,0 +1,171 @@
+/** Return All and Limit of the Voice Agent node across many pages, run in n8n's engine. */
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
+import {
+	API_KEY,
+	allCalls,
+	createAgent,
+	jsonOf,
+	placeCall,
+	runWith,
+	sleep,
+	startRepeatingCursorServer,
+	waitFor,
+	wire,
+} from './helpers.cts';
+
+let sandbox: TestSandbox;
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+const ids = (calls: { id: string }[]) => calls.map((call) => call.id);
+
+test('Limit 250 asks for pages of 100, 100 and 50 and outputs the 250 newest calls', async () => {
+	await sandbox.seed({ agents: 3, calls: 400 });
+	const expected = (await allCalls(sandbox)).slice(0, 250);
+	await sandbox.clearRequests();
+
+	const run = await runWith(sandbox, { resource: 'call', operation: 'getMany', returnAll: false, limit: 250 });
+
+	expect(jsonOf(run)).toEqual(expected);
+	const requests = await wire(sandbox);
+	expect(requests.map((request) => request.query)).toEqual([
+		{ limit: '100' },
+		{ limit: '100', cursor: expect.any(String) },
+		{ limit: '50', cursor: expect.any(String) },
+	]);
+	expect(requests.every((request) => request.method === 'GET' && request.path === '/calls' && request.status === 200)).toBe(true);
+	expect(requests[1].query.cursor).not.toBe(requests[2].query.cursor);
+});
+
+test('Return All over 1,234 calls takes ceil(1234/100) = 13 requests and outputs each call once, in order', async () => {
+	await sandbox.seed({ agents: 4, calls: 1234 });
+	const expected = await allCalls(sandbox);
+	await sandbox.clearRequests();
+
+	const run = await runWith(sandbox, { resource: 'call', operation: 'getMany', returnAll: true });
+
+	const calls = jsonOf(run);
+	expect(calls).toHaveLength(1234);
+	expect(new Set(ids(calls)).size).toBe(1234);
+	expect(calls).toEqual(expected);
+	const requests = await wire(sandbox);
+	expect(requests).toHaveLength(13);
+	expect(requests.map((request) => request.query.limit)).toEqual(Array(13).fill('100'));
+	expect(requests[0].query.cursor).toBeUndefined();
+	expect(new Set(requests.slice(1).map((request) => request.query.cursor)).size).toBe(12);
+});
+
+test('Return All over agents pages the same way', async () => {
+	await sandbox.seed({ agents: 250 });
+	await sandbox.clearRequests();
+
+	const run = await runWith(sandbox, { resource: 'agent', operation: 'getMany', returnAll: true });
+
+	const agents = jsonOf(run);
+	expect(agents).toHaveLength(250);
+	expect(new Set(ids(agents)).size).toBe(250);
+	expect((await wire(sandbox)).map((request) => `${request.path} ${request.query.limit}`)).toEqual([
+		'/agents 100',
+		'/agents 100',
+		'/agents 100',
+	]);
+});
+
+test('calls placed while the node pages: none of the older calls is duplicated or missed', async () => {
+	await sandbox.seed({ agents: 2, calls: 1000 });
+	const older = await allCalls(sandbox);
+	const agent = await createAgent(sandbox, { name: 'Busy Line' });
+	await sandbox.clearRequests();
+	// Every page takes a while, so calls are placed between the node's requests.
+	await sandbox.faults({ latency_ms: 100, match: 'GET /calls' });
+
+	const running = runWith(sandbox, { resource: 'call', operation: 'getMany', returnAll: true });
+	const placed: string[] = [];
+	for (let page = 1; page <= 6; page++) {
+		await waitFor(`page ${page}`, async () =>
+			(await wire(sandbox)).filter((request) => request.path === '/calls').length >= page ? true : undefined,
+		);
+		for (let n = 0; n < 3; n++) placed.push((await placeCall(sandbox, agent, { to: `+1415555${page}${n}00`, context: `New ${page}.${n}` })).id);
+	}
+	const run = await running;
+
+	const calls = jsonOf(run);
+	expect(new Set(ids(calls)).size).toBe(calls.length);
+	const olderIds = new Set(ids(older));
+	expect(ids(calls).filter((id) => olderIds.has(id))).toEqual(ids(older));
+	expect(ids(calls).filter((id) => !olderIds.has(id)).every((id) => placed.includes(id))).toBe(true);
+	const log = (await wire(sandbox)).map((request) => `${request.method} ${request.path} ${request.status}`);
+	expect(log.filter((line) => line === 'GET /calls 200')).toHaveLength(10);
+	// The calls were placed while the node was still paging: its last page was served after them.
+	expect(log.lastIndexOf('POST /call 200')).toBeLessThan(log.lastIndexOf('GET /calls 200'));
+	expect(log.indexOf('POST /call 200')).toBeGreaterThan(log.indexOf('GET /calls 200'));
+	// The calls placed during the run were really there: the account now holds all of them.
+	expect(await allCalls(sandbox)).toHaveLength(1000 + placed.length);
+});
+
+test('two input items page independently, each output paired with its item', async () => {
+	await sandbox.seed({ agents: 2, calls: 300 });
+	const expected = await allCalls(sandbox);
+	await sandbox.clearRequests();
+
+	const run = await runWith(
+		sandbox,
+		{ resource: 'call', operation: 'getMany', returnAll: false, limit: '={{ $json.limit }}' },
+		{ input: [{ limit: 150 }, { limit: 30 }] },
+	);
+
+	const calls = jsonOf(run);
+	expect(calls).toEqual([...expected.slice(0, 150), ...expected.slice(0, 30)]);
+	expect(run.items.map((item) => (item.pairedItem as { item: number }).item)).toEqual([
+		...Array(150).fill(0),
+		...Array(30).fill(1),
+	]);
+	expect((await wire(sandbox)).map((request) => request.query.limit)).toEqual(['100', '50', '30']);
+});
+
+test('a service that repeats a cursor fails clearly instead of looping', async () => {
+	const server = await startRepeatingCursorServer();
+	try {
+		const started = Date.now();
+		const run = await runWith(
+			sandbox,
+			{ resource: 'call', operation: 'getMany', returnAll: true },
+			{ baseUrl: `${server.origin}/v1` },
+		);
+
+		expect(run.items).toEqual([]);
+		expect(run.error?.message).toBe(
+			'The Voice Agent API repeated a pagination cursor for GET /calls; stopped after 2 items instead of looping',
+		);
+		expect(server.requests).toEqual(['GET /v1/calls?limit=100', 'GET /v1/calls?limit=100&cursor=c_same']);
+		expect(Date.now() - started).toBeLessThan(5_000);
+		// Give a looping client the chance to show itself.
+		await sleep(100);
+		expect(server.requests).toHaveLength(2);
+	} finally {
+		await server.close();
+	}
+});
+
+test('performance: Return All over 20,000 calls takes exactly 200 requests and outputs 20,000 unique calls in order', async () => {
+	await sandbox.seed({ agents: 5, calls: 20_000 });
+	const expected = ids(await allCalls(sandbox));
+	await sandbox.clearRequests();
+
+	const started = performance.now();
+	const run = await runWith(sandbox, { resource: 'call', operation: 'getMany', returnAll: true });
+	const elapsedMs = Math.round(performance.now() - started);
+
+	const calls = jsonOf(run);
+	expect(calls).toHaveLength(20_000);
+	expect(new Set(ids(calls)).size).toBe(20_000);
+	expect(ids(calls)).toEqual(expected);
+	const requests = await wire(sandbox);
+	expect(requests).toHaveLength(200);
+	expect(requests.every((request) => request.path === '/calls' && request.query.limit === '100' && request.status === 200)).toBe(true);
+	console.log(`Return All over 20,000 calls: ${requests.length} requests in ${elapsedMs} ms`);
+}, 60_000);

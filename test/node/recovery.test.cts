@@ -1,0 +1,214 @@
+/**
+ * How the Voice Agent node recovers from failures whose outcome it cannot see: Create Call never
+ * places a call twice, and network failures are retried when that is safe. Run in n8n's engine.
+ */
+import * as http from 'node:http';
+
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
+import type { NodeRun } from '../support/n8n.cts';
+import {
+	API_KEY,
+	allCalls,
+	closedPortBaseUrl,
+	createAgent,
+	jsonOf,
+	placeCall,
+	rl,
+	runWith,
+	serializeError,
+	wireLines,
+	type LocalServer,
+} from './helpers.cts';
+
+let sandbox: TestSandbox;
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+
+/** The key appears nowhere: not in the error (message, description, context, cause...) nor in the run data. */
+function expectNoKey(run: NodeRun) {
+	expect(run.error).toBeDefined();
+	expect(serializeError(run.error)).not.toContain(API_KEY);
+	expect(JSON.stringify(run.run.data)).not.toContain(API_KEY);
+}
+
+describe('Call: Create never places a call twice', () => {
+	let agent: any;
+
+	beforeEach(async () => {
+		agent = await createAgent(sandbox, { name: 'Dialler' });
+		await sandbox.clearRequests();
+	});
+
+	test('a 5xx before the service acted: one POST /call, no call, and an error saying it may not have been placed', async () => {
+		await sandbox.faults({ error_rate: 1, match: 'POST /call', when: 'before', times: 1 });
+
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'create',
+			from: rl(agent.id),
+			to: '+14155550123',
+			context: 'Once only',
+		});
+
+		expect(run.items).toEqual([]);
+		expect(run.error?.message).toMatch(/^The call to \+14155550123 may not have been placed: /);
+		expect(run.error?.description).toMatch(/check the call list before retrying/);
+		const lines = await wireLines(sandbox);
+		expect(lines.filter((line) => line.startsWith('POST /call'))).toEqual(['POST /call 500']);
+		expect(lines[0]).toBe('GET /agent 200');
+		// Before giving up it looked for the call in the list (three times, as the service may be slow to show it).
+		expect(lines.slice(lines.indexOf('POST /call 500') + 1)).toEqual(Array(3).fill('GET /calls 200'));
+		expect(await allCalls(sandbox)).toEqual([]);
+		expectNoKey(run);
+	});
+
+	test.each([
+		['a 500 answer', { error_rate: 1, status: 500 }, 'POST /call 500'],
+		['a dropped connection', { reset_rate: 1 }, 'POST /call null'],
+	])('%s after the service placed the call: one POST /call, and the node outputs the call it found', async (_label, fault, postLine) => {
+		await sandbox.faults({ ...fault, match: 'POST /call', when: 'after', times: 1 });
+
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'create',
+			from: rl(agent.id),
+			to: '+14155550123',
+			context: 'Exactly once',
+		});
+
+		const calls = await allCalls(sandbox);
+		expect(calls).toHaveLength(1);
+		const [call] = jsonOf(run);
+		expect(call).toEqual((await sandbox.api('GET', '/call', { query: { id: calls[0].id } })).body);
+		expect(call).toMatchObject({ from: agent.phone_number, to: '+14155550123', context: 'Exactly once', status: 'in_progress' });
+		const lines = await wireLines(sandbox);
+		expect(lines.filter((line) => line.startsWith('POST /call'))).toEqual([postLine]);
+		// The recovery: the call list after the failure shows the new call, which is then read in full.
+		expect(lines.slice(lines.indexOf(postLine) + 1, lines.indexOf(postLine) + 3)).toEqual(['GET /calls 200', 'GET /call 200']);
+	});
+
+	test('an earlier call to the same number is not mistaken for the one that failed', async () => {
+		const earlier = await placeCall(sandbox, agent, { to: '+14155550123', context: 'Same words' });
+		await sandbox.clearRequests();
+		await sandbox.faults({ error_rate: 1, match: 'POST /call', when: 'after', times: 1 });
+
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'create',
+			from: rl(agent.id),
+			to: '+14155550123',
+			context: 'Same words',
+		});
+
+		const [call] = jsonOf(run);
+		expect(call.id).not.toBe(earlier.id);
+		expect((await allCalls(sandbox)).map((listed) => listed.id)).toEqual([call.id, earlier.id]);
+	});
+});
+
+describe('network failures', () => {
+	test('connection refused (Base URL on a closed port) for Create: retried, then a clear error', async () => {
+		const baseUrl = await closedPortBaseUrl();
+
+		const started = Date.now();
+		const run = await runWith(
+			sandbox,
+			{ resource: 'call', operation: 'create', from: rl('+14155550100', 'phoneNumber'), to: '+14155550123' },
+			{ baseUrl },
+		);
+		const elapsed = Date.now() - started;
+
+		expect(run.items).toEqual([]);
+		expect(run.error?.message).toBe(
+			'Could not reach the Voice Agent API: the service refused the connection (is the Base URL right and the service up?)',
+		);
+		// Three retries with backoff: at least 150 + 300 + 600 ms.
+		expect(elapsed).toBeGreaterThanOrEqual(1_050);
+		expectNoKey(run);
+	});
+
+	test('connection refused when placing the call itself: retried (nothing was sent), then a clear error', async () => {
+		const agent = await createAgent(sandbox, { name: 'Unreachable' });
+		// Serves the lookup before dialling, then stops listening: POST /call meets a closed port.
+		const gate = await startOneShotProxy(sandbox.origin, 'GET /v1/calls');
+		await sandbox.clearRequests();
+		try {
+			const started = Date.now();
+			const run = await runWith(
+				sandbox,
+				{ resource: 'call', operation: 'create', from: rl(agent.phone_number, 'phoneNumber'), to: '+14155550123' },
+				{ baseUrl: `${gate.origin}/v1` },
+			);
+			const elapsed = Date.now() - started;
+
+			expect(run.error?.message).toBe(
+				'Could not reach the Voice Agent API: the service refused the connection (is the Base URL right and the service up?)',
+			);
+			expect(elapsed).toBeGreaterThanOrEqual(1_050);
+			expect(await wireLines(sandbox)).toEqual(['GET /calls 200']);
+			expect(await allCalls(sandbox)).toEqual([]);
+			expectNoKey(run);
+		} finally {
+			await gate.close();
+		}
+	});
+
+	test('a connection dropped on an idempotent request is retried', async () => {
+		const call = await placeCall(sandbox, await createAgent(sandbox));
+		await sandbox.clearRequests();
+		await sandbox.faults({ reset_rate: 1, times: 1, match: 'GET /call' });
+
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id });
+
+		expect(jsonOf(run)).toEqual([call]);
+		expect(await wireLines(sandbox)).toEqual(['GET /call null', 'GET /call 200']);
+	});
+
+	test('a connection that keeps dropping: a clear error without the API key', async () => {
+		await sandbox.faults({ reset_rate: 1, match: 'GET /call' });
+
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' });
+
+		expect(run.error?.message).toBe('Could not reach the Voice Agent API: the connection was reset before the service answered');
+		expect(await wireLines(sandbox)).toEqual(Array(4).fill('GET /call null'));
+		expectNoKey(run);
+	});
+});
+
+/** Forwards requests to `target` until one matching `closeAfter` ("METHOD /path") was answered, then stops listening. */
+async function startOneShotProxy(target: string, closeAfter: string): Promise<LocalServer> {
+	const targetUrl = new URL(target);
+	const server = http.createServer((request, response) => {
+		const upstream = http.request(
+			{ host: targetUrl.hostname, port: targetUrl.port, method: request.method, path: request.url, headers: request.headers },
+			(answer) => {
+				response.writeHead(answer.statusCode ?? 502, { ...answer.headers, connection: 'close' });
+				answer.pipe(response);
+			},
+		);
+		upstream.on('error', () => response.destroy());
+		request.pipe(upstream);
+		response.on('finish', () => {
+			const route = `${request.method} ${new URL(request.url ?? '/', 'http://proxy.invalid').pathname}`;
+			if (route === closeAfter) {
+				server.close();
+				server.closeAllConnections();
+			}
+		});
+	});
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const { port } = server.address() as { port: number };
+	return {
+		origin: `http://127.0.0.1:${port}`,
+		close: () =>
+			new Promise<void>((resolve) => {
+				if (!server.listening) return resolve();
+				server.close(() => resolve());
+				server.closeAllConnections();
+			}),
+	};
+}
