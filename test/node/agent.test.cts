@@ -39,6 +39,22 @@ describe('Agent: Create or Update', () => {
 		expect((await sandbox.api('GET', '/agent', { query: { id: agent.id } })).body).toEqual(agent);
 	});
 
+	test('an empty Voicemail Number removes the number the agent had', async () => {
+		await createAgent(sandbox, { name: 'Night Line', voicemail_number: '+14155550111' });
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'upsert',
+			name: 'Night Line',
+			additionalFields: { voicemailNumber: '' },
+		});
+
+		expect(run.error).toBeUndefined();
+		expect((await wire(sandbox))[0].body).toEqual({ name: 'Night Line', voicemail_number: '' });
+		expect(jsonOf(run)[0].voicemail_number).toBe('');
+	});
+
 	test('updates an existing agent by name sending only the fields set; the others keep their values', async () => {
 		const existing = await createAgent(sandbox, {
 			name: 'Reminder',

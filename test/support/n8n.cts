@@ -7,6 +7,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
+// Node errors are what the tests assert on; n8n's logger would print each one again.
+process.env.N8N_LOG_LEVEL ??= 'silent';
 // n8n-core keeps its settings in a user folder; tests get a throwaway one before it loads.
 if (!process.env.N8N_USER_FOLDER) {
 	const userFolder = mkdtempSync(path.join(tmpdir(), 'voice-agent-core-'));

@@ -176,11 +176,19 @@ function apiError(
 	return error;
 }
 
-function networkError(context: VoiceAgentContext, request: ApiRequest, code: string | undefined) {
+function networkError(
+	context: VoiceAgentContext,
+	request: ApiRequest,
+	code: string | undefined,
+	attempts: number,
+) {
 	// Not under `code`: NodeApiError takes that for the HTTP status and swaps this message for a generic one.
 	const error = new NodeApiError(context.getNode(), { networkErrorCode: code ?? null } as JsonObject, {
 		message: `Could not reach the Voice Agent API: ${describeNetworkFailure(code)}`,
-		description: `${request.method} ${request.path} failed after retrying.`,
+		description:
+			attempts > 1
+				? `${request.method} ${request.path} failed ${attempts} times.`
+				: `${request.method} ${request.path} failed and was not retried, since the service may have acted on it.`,
 	});
 	if (!request.idempotent && !(code && NOT_SENT_CODES.has(code))) {
 		error.context[OUTCOME_UNKNOWN] = true;
@@ -228,7 +236,7 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 				await sleep(backoffDelayMs(failures++));
 				continue;
 			}
-			throw networkError(context, request, code);
+			throw networkError(context, request, code, failures + 1);
 		}
 		const status = response.statusCode;
 		if (status >= 200 && status < 300) return response.body as T;

@@ -203,7 +203,8 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				default: '',
 				placeholder: 'e.g. +14155550123',
-				description: 'Phone number (E.164) called before the agent takes over as the AI voicemail',
+				description:
+					'Phone number (E.164) called before the agent takes over as the AI voicemail. An empty value removes it.',
 			},
 			{
 				displayName: 'Webhook URL',
@@ -264,7 +265,11 @@ export function buildAgentBody(
 		body.filler_words_whitelist = validate.stringList(fields.fillerWordsWhitelist, 'Filler Words Whitelist');
 	}
 	if (fields.voicemailNumber !== undefined) {
-		body.voicemail_number = validate.e164(fields.voicemailNumber, 'Voicemail Number');
+		// Empty clears the number, as the service allows.
+		body.voicemail_number =
+			String(fields.voicemailNumber).trim() === ''
+				? ''
+				: validate.e164(fields.voicemailNumber, 'Voicemail Number');
 	}
 	if (fields.endpointing !== undefined) body.endpointing = validate.integer(fields.endpointing, 'Endpointing (Ms)', 0);
 	if (fields.voiceOptimization !== undefined) {
