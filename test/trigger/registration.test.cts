@@ -1,0 +1,373 @@
+/**
+ * The Voice Agent Trigger's webhook registration (webhookMethods checkExists / create / delete), run in
+ * n8n-core's HookContext against the sandbox, as n8n runs them when a workflow is activated, deactivated,
+ * or listens for a test event. See test/support/trigger.cts for what is real and what stands in for n8n.
+ */
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
+import { agentById } from '../support/trigger.cts';
+import {
+	agentUpserts,
+	CHECK_ORDER_TOOL,
+	createAgent,
+	getAgent,
+	placeCall,
+	setWebhookElsewhere,
+	splitWebhook,
+	tokenBits,
+	Triggers,
+} from './helpers.cts';
+
+let sandbox: TestSandbox;
+const triggers = new Triggers(() => sandbox);
+
+beforeAll(async () => {
+	// Calls placed here never end by themselves; the tests end them.
+	sandbox = await startTestSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
+});
+afterAll(() => sandbox.close());
+beforeEach(() => sandbox.reset());
+afterEach(() => triggers.closeAll());
+
+const THEIR_WEBHOOK = 'https://hooks.example.com/voice?token=their-secret';
+
+describe('activating on an agent without a webhook', () => {
+	test("points the agent at this trigger's production URL with a secret token", async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders' });
+		const trigger = await triggers.start(agent.id);
+		expect(await trigger.checkExists()).toBe(false);
+		await sandbox.clearRequests();
+
+		await trigger.activate();
+
+		const { webhook } = await getAgent(sandbox, agent.id);
+		const { base, params } = splitWebhook(webhook);
+		expect(base).toBe(trigger.url('production'));
+		expect(Object.keys(params)).toEqual(['token']);
+		expect(tokenBits(params.token)).toBeGreaterThanOrEqual(128);
+		expect(webhook).not.toContain(sandbox.apiKey);
+		expect(await trigger.checkExists()).toBe(true);
+		// One upsert, by name, carrying only the webhook.
+		expect((await agentUpserts(sandbox)).map((request) => request.body)).toEqual([{ name: 'Orders', webhook }]);
+		expect(trigger.registrations()).toEqual({
+			[trigger.url('production')]: { secret: params.token, agentId: agent.id, previousWebhook: '' },
+		});
+	});
+
+	test('gives every registration its own token', async () => {
+		const first = await createAgent(sandbox, { name: 'First' });
+		const second = await createAgent(sandbox, { name: 'Second' });
+		const one = await triggers.start(first.id);
+		const other = await triggers.start(second.id);
+
+		await one.activate();
+		await other.activate();
+
+		const tokenOne = splitWebhook((await getAgent(sandbox, first.id)).webhook).params.token;
+		const tokenOther = splitWebhook((await getAgent(sandbox, second.id)).webhook).params.token;
+		expect(tokenOne).not.toBe(tokenOther);
+	});
+
+	test('is left alone when n8n starts again: checkExists is true, the token and the agent stay', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders' });
+		const trigger = await triggers.start(agent.id);
+		await trigger.activate();
+		const registered = await getAgent(sandbox, agent.id);
+		await sandbox.clearRequests();
+
+		await trigger.activate('init');
+
+		expect(await getAgent(sandbox, agent.id)).toEqual(registered);
+		expect(await agentUpserts(sandbox)).toEqual([]);
+	});
+
+	test('keeps every other field of the agent: the upserts send only name and webhook', async () => {
+		const agent = await createAgent(sandbox, {
+			name: 'Support',
+			system_prompt: 'You are a friendly support agent.',
+			initial_message: 'Hello, how can I help?',
+			llm_model: 'service-voice',
+			voice_id: 'nova',
+			tools: [CHECK_ORDER_TOOL],
+			filler_words: true,
+			filler_words_whitelist: ['um'],
+			actions: [{ name: 'transfer', instructions: 'When asked for a human', forwarding_number: '+14155550100' }],
+			voicemail_number: '+14155550111',
+			chunking: true,
+			endpointing: 300,
+			voice_optimization: 2,
+			smart_endpointing_threshold: 5,
+			language: 'de',
+			compliance_checks: [{ name: 'no-pii', model: 'gpt-4o', check_instructions: 'No PII', rewrite_threshold: 3 }],
+		});
+		const trigger = await triggers.start(agent.id);
+		await sandbox.clearRequests();
+
+		await trigger.activate();
+		const whileActive = await getAgent(sandbox, agent.id);
+		await trigger.deactivate();
+		const afterwards = await getAgent(sandbox, agent.id);
+
+		const { webhook: _during, updated_at: _u1, ...restWhileActive } = whileActive;
+		const { webhook: _before, updated_at: _u2, ...restBefore } = agent;
+		const { webhook: _after, updated_at: _u3, ...restAfterwards } = afterwards;
+		expect(trigger.removalErrors).toEqual([]);
+		expect(restWhileActive).toEqual(restBefore);
+		expect(restAfterwards).toEqual(restBefore);
+		expect(afterwards.webhook).toBe('');
+		const bodies = (await agentUpserts(sandbox)).map((request) => request.body);
+		expect(bodies).toEqual([
+			{ name: 'Support', webhook: whileActive.webhook },
+			{ name: 'Support', webhook: '' },
+		]);
+	});
+});
+
+describe('an agent whose webhook points elsewhere', () => {
+	test('is refused with a clear error that does not leak their URL secret, and stays unchanged', async () => {
+		const agent = await createAgent(sandbox, { name: 'Support', webhook: THEIR_WEBHOOK });
+		const trigger = await triggers.start(agent.id);
+		await sandbox.clearRequests();
+
+		const error = await trigger.activate().then(
+			() => undefined,
+			(thrown: Error & { description?: string }) => thrown,
+		);
+
+		expect(error?.message).toBe('Agent "Support" already sends its events to https://hooks.example.com/voice');
+		expect(error?.description).toContain('Replace Existing Webhook');
+		expect(`${error?.message} ${error?.description}`).not.toContain('their-secret');
+		expect(await getAgent(sandbox, agent.id)).toEqual(agent);
+		expect(await agentUpserts(sandbox)).toEqual([]);
+		expect(trigger.registrations()).toEqual({});
+	});
+
+	test('is taken over with "Replace Existing Webhook", and given back its URL on deactivation', async () => {
+		const agent = await createAgent(sandbox, { name: 'Support', webhook: THEIR_WEBHOOK });
+		const trigger = await triggers.start(agent.id);
+		await expect(trigger.activate()).rejects.toThrow('already sends its events');
+
+		// The user turns the option on and activates again.
+		trigger.setParameters({ agent: trigger.nodeParameters.agent, options: { replaceExistingWebhook: true } });
+		await trigger.activate();
+
+		const { webhook } = await getAgent(sandbox, agent.id);
+		expect(splitWebhook(webhook).base).toBe(trigger.url('production'));
+		expect(await trigger.checkExists()).toBe(true);
+
+		await trigger.deactivate();
+
+		expect(trigger.removalErrors).toEqual([]);
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe(THEIR_WEBHOOK);
+		expect(trigger.registrations()).toEqual({});
+	});
+
+	test("of another workflow's trigger is refused too: one workflow cannot silently take another's agent", async () => {
+		const agent = await createAgent(sandbox, { name: 'Support' });
+		const first = await triggers.start(agent.id);
+		await first.activate();
+		const registered = await getAgent(sandbox, agent.id);
+		const second = await triggers.start(agent.id);
+
+		await expect(second.activate()).rejects.toThrow(`already sends its events to ${first.url('production')}`);
+
+		expect(await getAgent(sandbox, agent.id)).toEqual(registered);
+		expect(await first.checkExists()).toBe(true);
+	});
+});
+
+describe('checkExists', () => {
+	test('is false before the trigger was ever activated, even when the agent has a webhook', async () => {
+		const agent = await createAgent(sandbox, { name: 'Support', webhook: THEIR_WEBHOOK });
+		const trigger = await triggers.start(agent.id);
+
+		expect(await trigger.checkExists()).toBe(false);
+		expect(await trigger.checkExists('test')).toBe(false);
+	});
+
+	test('is false once someone else changed the webhook, and activating again then refuses to take it back', async () => {
+		const agent = await createAgent(sandbox, { name: 'Support' });
+		const trigger = await triggers.start(agent.id);
+		await trigger.activate();
+		expect(await trigger.checkExists()).toBe(true);
+
+		await setWebhookElsewhere(sandbox, 'Support', 'https://other.example.com/hook');
+
+		expect(await trigger.checkExists()).toBe(false);
+		await expect(trigger.activate('init')).rejects.toThrow('already sends its events to https://other.example.com/hook');
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe('https://other.example.com/hook');
+	});
+
+	test('is false once the agent was deleted', async () => {
+		const agent = await createAgent(sandbox, { name: 'Support' });
+		const trigger = await triggers.start(agent.id);
+		await trigger.activate();
+
+		await sandbox.api('DELETE', '/agent', { query: { id: agent.id } });
+
+		expect(await trigger.checkExists()).toBe(false);
+	});
+});
+
+describe('deactivating', () => {
+	test('empties the webhook the agent did not have before, and forgets the registration', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders' });
+		const trigger = await triggers.start(agent.id);
+		await trigger.activate();
+
+		await expect(trigger.delete()).resolves.toBe(true);
+
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe('');
+		expect(await trigger.checkExists()).toBe(false);
+		expect(trigger.registrations()).toEqual({});
+	});
+
+	test('after the agent was deleted through the API is not an error', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders' });
+		const trigger = await triggers.start(agent.id);
+		await trigger.activate();
+		await sandbox.api('DELETE', '/agent', { query: { id: agent.id } });
+		await sandbox.clearRequests();
+
+		await expect(trigger.delete()).resolves.toBe(true);
+
+		expect(trigger.registrations()).toEqual({});
+		// Nothing was recreated under the agent's name.
+		expect(await agentUpserts(sandbox)).toEqual([]);
+		expect((await sandbox.api('GET', '/agents', { query: { limit: 100 } })).body.agents).toEqual([]);
+	});
+
+	test('leaves a webhook someone else set meanwhile as it is', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders', webhook: THEIR_WEBHOOK });
+		const trigger = await triggers.start(agent.id, { options: { replaceExistingWebhook: true } });
+		await trigger.activate();
+		await setWebhookElsewhere(sandbox, 'Orders', 'https://other.example.com/hook');
+		await sandbox.clearRequests();
+
+		await expect(trigger.delete()).resolves.toBe(true);
+
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe('https://other.example.com/hook');
+		expect(await agentUpserts(sandbox)).toEqual([]);
+		expect(trigger.registrations()).toEqual({});
+	});
+});
+
+describe('changing the agent of an active workflow', () => {
+	test('gives the old agent its webhook back and registers on the new one', async () => {
+		const first = await createAgent(sandbox, { name: 'First', webhook: THEIR_WEBHOOK });
+		const second = await createAgent(sandbox, { name: 'Second' });
+		const trigger = await triggers.start(first.id, { options: { replaceExistingWebhook: true } });
+		await trigger.activate();
+
+		// Publishing the changed workflow: n8n removes the active version's webhooks, then adds the new ones.
+		await trigger.deactivate();
+		trigger.setParameters({ agent: agentById(second.id) });
+		await trigger.activate('update');
+
+		expect(trigger.removalErrors).toEqual([]);
+		expect((await getAgent(sandbox, first.id)).webhook).toBe(THEIR_WEBHOOK);
+		expect(splitWebhook((await getAgent(sandbox, second.id)).webhook).base).toBe(trigger.url('production'));
+		expect(trigger.registrations()[trigger.url('production')]).toMatchObject({ agentId: second.id, previousWebhook: '' });
+	});
+});
+
+describe('a credential the service rejects', () => {
+	test('activation fails saying the API key was rejected, and the agent is unchanged', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders' });
+		const trigger = await triggers.start(agent.id, {}, {}, { apiKey: 'not-a-key' });
+
+		await expect(trigger.activate()).rejects.toThrow('The Voice Agent API rejected the API key (401 Unauthorized)');
+
+		expect(await getAgent(sandbox, agent.id)).toEqual(agent);
+		expect(trigger.registrations()).toEqual({});
+	});
+});
+
+describe('the agent parameter', () => {
+	test('empty: activation fails with a message that says to choose the agent', async () => {
+		const trigger = await triggers.start('');
+
+		await expect(trigger.activate()).rejects.toThrow('Agent must not be empty: choose the agent whose events start this workflow');
+	});
+
+	test('an agent that does not exist: activation fails saying it was not found', async () => {
+		const trigger = await triggers.start('agt_0000000000000000');
+
+		await expect(trigger.activate()).rejects.toThrow('Agent "agt_0000000000000000" was not found');
+		expect(trigger.registrations()).toEqual({});
+	});
+});
+
+describe('the test URL ("Listen for test event")', () => {
+	test('registers and unregisters by the same rules as the production URL', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders' });
+		const trigger = await triggers.start(agent.id);
+
+		await trigger.listen();
+
+		const { base, params } = splitWebhook((await getAgent(sandbox, agent.id)).webhook);
+		expect(base).toBe(trigger.url('test'));
+		expect(tokenBits(params.token)).toBeGreaterThanOrEqual(128);
+		expect(await trigger.checkExists('test')).toBe(true);
+		expect(await trigger.checkExists('production')).toBe(false);
+
+		await trigger.stopListening();
+
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe('');
+		expect(trigger.registrations('test')).toEqual({});
+	});
+
+	test('while the workflow is active: refused, or with "Replace Existing Webhook" borrowed and given back', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders' });
+		const call = await placeCall(sandbox, agent);
+		const trigger = await triggers.start(agent.id);
+		await trigger.activate();
+		const production = (await getAgent(sandbox, agent.id)).webhook;
+
+		// While the workflow is active, the agent points at its production URL: from the test URL's point
+		// of view that is someone else's webhook.
+		await expect(trigger.listen()).rejects.toThrow(`already sends its events to ${trigger.url('production')}`);
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe(production);
+		expect(trigger.listening).toBe(false);
+
+		trigger.setParameters({ agent: trigger.nodeParameters.agent, options: { replaceExistingWebhook: true } });
+		await trigger.listen();
+
+		// n8n keeps the test registration apart from the workflow's saved static data.
+		const testRegistration = trigger.registrations('test')[trigger.url('test')];
+		const productionRegistration = trigger.registrations('production')[trigger.url('production')];
+		expect(Object.keys(trigger.registrations('test'))).toEqual([trigger.url('test')]);
+		expect(Object.keys(trigger.registrations('production'))).toEqual([trigger.url('production')]);
+		expect(testRegistration.previousWebhook).toBe(production);
+		expect(testRegistration.secret).not.toBe(productionRegistration.secret);
+		const testWebhook = (await getAgent(sandbox, agent.id)).webhook;
+		expect(splitWebhook(testWebhook).base).toBe(trigger.url('test'));
+
+		const test = await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
+		expect(test.body).toMatchObject({ url: testWebhook, status: 200 });
+		// After its one event n8n removes the test webhook: the production URL is back.
+		await trigger.idle();
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe(production);
+		expect(await trigger.checkExists('production')).toBe(true);
+
+		const live = await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
+		expect(live.body).toMatchObject({ url: production, status: 200 });
+		expect(trigger.executions.map((execution) => execution.kind)).toEqual(['test', 'production']);
+
+		await trigger.deactivate();
+
+		expect(trigger.removalErrors).toEqual([]);
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe('');
+		expect(trigger.registrations('production')).toEqual({});
+	});
+
+	test('stopping to listen before any event gives the agent back too', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders', webhook: THEIR_WEBHOOK });
+		const trigger = await triggers.start(agent.id, { options: { replaceExistingWebhook: true } });
+		await trigger.listen();
+		expect(splitWebhook((await getAgent(sandbox, agent.id)).webhook).base).toBe(trigger.url('test'));
+
+		await trigger.stopListening();
+
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe(THEIR_WEBHOOK);
+	});
+});
