@@ -1,0 +1,88 @@
+/**
+ * Benchmarks of the Voice Agent node inside n8n-core's engine against the sandbox over loopback:
+ * - Return All over growing call histories: requests must be ceil(N/100) and time linear in N;
+ * - Include Transcripts: how the bounded fan-out of GET /call scales with its concurrency.
+ * Each figure is the median of several runs. Results go to stdout as Markdown tables.
+ */
+import { runNode } from '../test/support/n8n.cts';
+import { startTestSandbox, type TestSandbox } from '../test/support/sandbox.cts';
+
+const RUNS = 3;
+let sandbox: TestSandbox;
+const report: string[] = [];
+
+beforeAll(async () => {
+	sandbox = await startTestSandbox();
+});
+afterAll(async () => {
+	await sandbox.close();
+	process.stdout.write(`\n${report.join('\n')}\n`);
+});
+
+function median(values: number[]): number {
+	const sorted = [...values].sort((a, b) => a - b);
+	return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function timedRun(parameters: Record<string, unknown>) {
+	await sandbox.clearRequests();
+	const started = process.hrtime.bigint();
+	const run = await runNode({ parameters, credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl } });
+	const ms = Number(process.hrtime.bigint() - started) / 1e6;
+	if (run.error) throw run.error;
+	return { ms, items: run.items.length, requests: (await sandbox.requests()).length };
+}
+
+test('Call → Get Many, Return All', async () => {
+	report.push(
+		'### Call → Get Many, Return All',
+		'',
+		'| calls | requests | ceil(N/100) | median time | per 1,000 calls |',
+		'|---:|---:|---:|---:|---:|',
+	);
+	let seeded = 0;
+	for (const calls of [1_000, 5_000, 10_000, 20_000]) {
+		await sandbox.seed({ calls: calls - seeded });
+		seeded = calls;
+		await timedRun({ resource: 'call', operation: 'getMany', returnAll: true }); // warm-up
+		const runs = [];
+		for (let i = 0; i < RUNS; i++) runs.push(await timedRun({ resource: 'call', operation: 'getMany', returnAll: true }));
+		const { items, requests } = runs[0];
+		expect(items).toBe(calls);
+		expect(requests).toBe(Math.ceil(calls / 100));
+		const ms = median(runs.map((run) => run.ms));
+		report.push(
+			`| ${calls.toLocaleString('en')} | ${requests} | ${Math.ceil(calls / 100)} | ${ms.toFixed(0)} ms | ${((ms / calls) * 1000).toFixed(1)} ms |`,
+		);
+	}
+});
+
+test('Call → Get Many with Include Transcripts, 200 calls, 20 ms per request', async () => {
+	await sandbox.reset();
+	await sandbox.seed({ calls: 200 });
+	await sandbox.faults({ latency_ms: 20 });
+	report.push(
+		'',
+		'### Include Transcripts: 200 calls, the service taking 20 ms per request',
+		'',
+		'| requests in parallel | requests | median time | vs. one at a time |',
+		'|---:|---:|---:|---:|',
+	);
+	let sequential = 0;
+	for (const concurrency of [1, 5, 10, 20]) {
+		const parameters = {
+			resource: 'call',
+			operation: 'getMany',
+			returnAll: true,
+			options: { includeTranscripts: true, transcriptConcurrency: concurrency },
+		};
+		const runs = [];
+		for (let i = 0; i < RUNS; i++) runs.push(await timedRun(parameters));
+		expect(runs[0].items).toBe(200);
+		expect(runs[0].requests).toBe(2 + 200);
+		const ms = median(runs.map((run) => run.ms));
+		if (concurrency === 1) sequential = ms;
+		report.push(`| ${concurrency} | ${runs[0].requests} | ${ms.toFixed(0)} ms | ${(sequential / ms).toFixed(1)}× |`);
+	}
+	await sandbox.faults({});
+});
