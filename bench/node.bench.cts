@@ -4,6 +4,8 @@
  * - Include Transcripts: how the bounded fan-out of GET /call scales with its concurrency.
  * Each figure is the median of several runs. Results go to stdout as Markdown tables.
  */
+import type { INodeParameters } from 'n8n-workflow';
+
 import { runNode } from '../test/support/n8n.cts';
 import { startTestSandbox, type TestSandbox } from '../test/support/sandbox.cts';
 
@@ -24,7 +26,7 @@ function median(values: number[]): number {
 	return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function timedRun(parameters: Record<string, unknown>) {
+async function timedRun(parameters: INodeParameters) {
 	await sandbox.clearRequests();
 	const started = process.hrtime.bigint();
 	const run = await runNode({ parameters, credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl } });
@@ -70,7 +72,7 @@ test('Call → Get Many with Include Transcripts, 200 calls, 20 ms per request',
 	);
 	let sequential = 0;
 	for (const concurrency of [1, 5, 10, 20]) {
-		const parameters = {
+		const parameters: INodeParameters = {
 			resource: 'call',
 			operation: 'getMany',
 			returnAll: true,
