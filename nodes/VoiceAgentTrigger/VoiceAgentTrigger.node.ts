@@ -30,6 +30,9 @@ export class VoiceAgentTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: '={{$parameter["responseMode"]}}',
+				// Without it n8n answers "Immediately" with the literal text firstEntryJson; empty lets the
+				// node's own acknowledgement through, and the last node's first item answers otherwise.
+				responseData: '={{$parameter["responseMode"] === "onReceived" ? "" : "firstEntryJson"}}',
 				path: 'events',
 			},
 		],

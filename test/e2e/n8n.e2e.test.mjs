@@ -393,6 +393,14 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		assert.equal(row.customer_number, '+14155550188');
 		assert.equal(row.status, 'completed');
 		assert.match(row.transcript, /Renewal on December 1/);
+		// "Respond: Immediately" acknowledges each event with the node's own small JSON.
+		const acknowledgements = (await sandboxCall('GET', '/deliveries', undefined, { control: true }))
+			.filter((entry) => entry.call_id === call.id)
+			.map((entry) => [entry.event_type, entry.status, JSON.parse(entry.response_body)]);
+		assert.deepEqual(acknowledgements, [
+			['call_started', 200, { received: true, ignored: true }],
+			['call_ended', 200, { received: true }],
+		]);
 
 		// A tool call on the other agent: the workflow's last node is the answer the service gets.
 		const toolCall = await sandboxCall('POST', '/call', { from: toolAgent.phone_number, to: '+14155550199' });

@@ -562,9 +562,19 @@ export class TriggerHarness {
 			'onReceived',
 		) as ResponseMode;
 		if (responseMode === 'onReceived') {
-			const answer = result.webhookResponse ?? { message: 'Workflow was started' };
-			record(200, JSON.stringify(answer));
-			send(200, answer);
+			// As n8n's webhook helpers answer: a non-empty responseData of the webhook description is sent
+			// as the body (its default is the text "firstEntryJson"), otherwise the node's webhookResponse.
+			const responseData = workflow.expression.getSimpleParameterValue(
+				node,
+				(this.webhookDescription().responseData as string | undefined) ?? 'firstEntryJson',
+				mode,
+				{},
+				undefined,
+				'firstEntryJson',
+			);
+			const answer = responseData ? responseData : (result.webhookResponse ?? { message: 'Workflow was started' });
+			record(200, typeof answer === 'string' ? answer : JSON.stringify(answer));
+			send(200, answer as IDataObject);
 			return;
 		}
 		// lastNode / responseNode: n8n runs the workflow and answers with what it produced.

@@ -1,0 +1,213 @@
+#!/usr/bin/env node
+// npm run screenshots: brings up the demo (scripts/lib/demo-setup.mjs: the packed package in the
+// pinned n8n, a seeded sandbox, the example workflows), logs in with headless Chromium and saves
+// screenshots of the n8n editor to docs/images/*.jpg. Everything it started is stopped at the end.
+//
+// Needs Debian's Chromium (`apt-get install -y chromium`; CHROMIUM_PATH names another binary) and
+// the devDependency playwright-core. JPEG, not PNG: the node-cli build copies every *.png of the
+// repository into dist/, which is published.
+
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+import { chromium } from 'playwright-core';
+
+import { ROOT, TRIGGER_EXAMPLE, createDemo, sandboxApi } from './lib/demo-setup.mjs';
+
+const OUT_DIR = path.join(ROOT, 'docs', 'images');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+	'--no-sandbox',
+	'--disable-gpu',
+	'--disable-quic',
+	'--no-first-run',
+	'--disable-background-networking',
+	'--disable-component-update',
+	'--disable-sync',
+];
+const VIEWPORT = { width: 1440, height: 900 };
+const JPEG_QUALITY = 80;
+const MAX_BYTES = 300 * 1024;
+const EXPORT_EXAMPLE = 'export-call-transcripts';
+const VOICE_AGENT_NODE = 'Get calls with transcripts';
+const TRIGGER_NODE = 'When a call ends';
+
+const log = (line) => console.log(`[screenshots] ${line}`);
+const saved = [];
+
+// ---------------------------------------------------------------------------------------------------
+// Browser helpers
+// ---------------------------------------------------------------------------------------------------
+
+function checkChromium() {
+	if (!fs.existsSync(CHROMIUM)) {
+		throw new Error(`no Chromium at ${CHROMIUM}: install it with \`apt-get update && apt-get install -y chromium\``);
+	}
+}
+
+async function launchBrowser() {
+	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-agent-chromium-'));
+	const context = await chromium.launchPersistentContext(profile, {
+		executablePath: CHROMIUM,
+		headless: true,
+		args: CHROMIUM_ARGS,
+		viewport: VIEWPORT,
+		locale: 'en-US',
+		timezoneId: 'UTC',
+	});
+	const close = async () => {
+		await context.close().catch(() => {});
+		fs.rmSync(profile, { recursive: true, force: true });
+	};
+	return { context, page: context.pages()[0] ?? (await context.newPage()), close };
+}
+
+/**
+ * Closes whatever n8n may put over the editor: modals (what's new, surveys), info toasts, the
+ * production checklist. An error toast fails the run.
+ */
+async function clearOverlays(page) {
+	const errors = page.locator('.el-notification--error:visible');
+	if (await errors.count()) {
+		throw new Error(`n8n shows an error: ${(await page.locator('.el-notification:visible').first().innerText()).trim()}`);
+	}
+	const closers = '.el-dialog:visible .el-dialog__headerbtn, .el-notification:visible .el-notification__closeBtn, [data-test-id="suggested-actions-close"]:visible';
+	for (const close of await page.locator(closers).all()) {
+		await close.click().catch(() => {});
+	}
+	await page.mouse.move(VIEWPORT.width - 300, 150); // no hover effects or tooltips on what is shown
+	await page.waitForTimeout(400);
+}
+
+async function shoot(page, name, what) {
+	await clearOverlays(page);
+	const file = path.join(OUT_DIR, `${name}.jpg`);
+	await page.screenshot({ path: file, type: 'jpeg', quality: JPEG_QUALITY });
+	const bytes = fs.statSync(file).size;
+	log(`${path.relative(ROOT, file)} (${Math.round(bytes / 1024)} KB): ${what}`);
+	if (bytes > MAX_BYTES) log(`  WARNING: larger than ${MAX_BYTES / 1024} KB`);
+	saved.push({ file: path.relative(ROOT, file), what, bytes });
+}
+
+async function logIn(page, editorUrl, owner) {
+	await page.goto(`${editorUrl}/signin`);
+	await page.locator('#emailOrLdapLoginId').fill(owner.email);
+	await page.locator('#password').fill(owner.password);
+	await page.locator('[data-test-id="form-submit-button"]').click();
+	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
+	await page.waitForLoadState('networkidle');
+}
+
+async function openWorkflow(page, url) {
+	await page.goto(url);
+	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
+	await page.waitForLoadState('networkidle');
+	await clearOverlays(page);
+}
+
+const canvasNode = (page, name) => page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+
+async function openNode(page, name) {
+	await canvasNode(page, name).dblclick();
+	await page.locator('[data-test-id="ndv"]').waitFor();
+	await page.waitForLoadState('networkidle');
+}
+
+async function closeNode(page) {
+	await page.locator('[data-test-id="ndv-close-button"]').click();
+	await page.locator('[data-test-id="ndv"]').waitFor({ state: 'hidden' });
+}
+
+// ---------------------------------------------------------------------------------------------------
+// The screenshots
+// ---------------------------------------------------------------------------------------------------
+
+/** (b) the node's parameters, (a) the canvas after a run, (d) the node's output. */
+async function exportWorkflowShots(page, demo) {
+	await openWorkflow(page, demo.workflowUrl(EXPORT_EXAMPLE));
+	await openNode(page, VOICE_AGENT_NODE);
+	await page.locator('[data-test-id="parameter-input-includeTranscripts"]').waitFor();
+	await shoot(page, 'voice-agent-node-parameters', 'Voice Agent node, Call > Get Many, Return All, Options > Include Transcripts');
+	await closeNode(page);
+
+	// Run it from the manual trigger, as a user clicks "Execute workflow" on "Run now".
+	await page.locator('[data-test-id="execute-workflow-button-Run now"]').click({ force: true });
+	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(EXPORT_EXAMPLE).id, { count: 1, timeoutMs: 60_000 });
+	if (run.status !== 'success') throw new Error(`the export example's run ended ${run.status}`);
+	await page.locator('[data-test-id="edge-label"]', { hasText: /\d+ items?/ }).first().waitFor();
+	await page.waitForTimeout(1000); // the canvas finishes drawing the run's state
+	await shoot(page, 'workflow-export-call-transcripts', 'the export example after a run: Voice Agent node listed the calls, one row each, CSV file');
+
+	await openNode(page, VOICE_AGENT_NODE);
+	const output = page.locator('[data-test-id="output-panel"]');
+	await output.locator('[data-test-id="radio-button-json"]').click();
+	await output.getByText('"transcript"').first().waitFor();
+	await shoot(page, 'voice-agent-node-output', 'Voice Agent node output after the run: every call with its transcript (JSON view)');
+	await closeNode(page);
+}
+
+/** (c) the trigger's panel. */
+async function triggerPanelShot(page, demo) {
+	await openWorkflow(page, demo.workflowUrl(TRIGGER_EXAMPLE));
+	await openNode(page, TRIGGER_NODE);
+	await page.locator('[data-test-id="resource-locator-agent"]').waitFor();
+	await shoot(page, 'voice-agent-trigger-parameters', 'Voice Agent Trigger: agent from the list, events, respond, options');
+	await closeNode(page);
+}
+
+/** A call from the agent the trigger example listens to; it ends by itself after about 15 s. */
+async function placeCall(demo) {
+	return await sandboxApi(demo.sandbox, 'POST', '/call', {
+		from: demo.triggerAgent.phone_number,
+		to: '+14155550123',
+		context: 'Follow-up on the quote for 20 seats, sent on Monday',
+	});
+}
+
+/** (e) the call placed before has ended: the active trigger workflow ran; its execution, node opened. */
+async function triggerExecutionShot(page, demo) {
+	const workflow = demo.workflow(TRIGGER_EXAMPLE);
+	const [execution] = await demo.server.rest.waitForExecutions(workflow.id, { count: 1, timeoutMs: 60_000 });
+	if (execution.status !== 'success') throw new Error(`the trigger example's run ended ${execution.status}`);
+	await page.goto(`${demo.editorUrl}/workflow/${workflow.id}/executions/${execution.id}`);
+	await canvasNode(page, 'Transcript for the CRM').waitFor();
+	await page.waitForLoadState('networkidle');
+	await clearOverlays(page);
+	await openNode(page, 'Transcript for the CRM');
+	await shoot(page, 'voice-agent-trigger-execution', `a call of "${demo.triggerAgent.name}" ended: the trigger's item (with the transcript) and the CRM row`);
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main() {
+	checkChromium();
+	fs.mkdirSync(OUT_DIR, { recursive: true });
+	const demo = createDemo();
+	let browser;
+	const stop = async () => {
+		await browser?.close();
+		await demo.stop();
+	};
+	for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void stop().finally(() => process.exit(130)));
+	try {
+		// Free ports: an `npm run demo` may be running on the usual ones.
+		await demo.start({ log, n8nPort: 0, sandboxPort: 0 });
+		browser = await launchBrowser();
+		const { page } = browser;
+		if (!demo.workflow(TRIGGER_EXAMPLE).active) throw new Error('the trigger example could not be activated');
+		await logIn(page, demo.editorUrl, demo.owner);
+		await exportWorkflowShots(page, demo);
+		await placeCall(demo); // after the export: its output shows the seeded, ended calls only
+		await triggerPanelShot(page, demo);
+		await triggerExecutionShot(page, demo);
+		log(`${saved.length} screenshots in ${path.relative(ROOT, OUT_DIR)}/`);
+	} finally {
+		await stop();
+	}
+}
+
+main().catch((error) => {
+	console.error(`[screenshots] failed: ${error.message}`);
+	process.exitCode = 1;
+});
