@@ -8,6 +8,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { runNode, type NodeRun } from '../support/n8n.cts';
 import type { RecordedRequest, TestSandbox } from '../support/sandbox.cts';
+export { sleep, waitFor } from '../support/wait.cts';
 
 /** A distinctive API key, so a test can prove it never shows up in an error. */
 export const API_KEY = 'va_test_key_7Qm2xKp9RzW4';
@@ -130,21 +131,6 @@ function safeStringify(value: unknown): string {
 		);
 	} catch (error) {
 		return `unserializable: ${(error as Error).message}`;
-	}
-}
-
-export function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Polls `check` until it returns a value other than undefined; fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await check();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-		await sleep(10);
 	}
 }
 

@@ -2,6 +2,9 @@
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TestSandbox } from '../support/sandbox.cts';
+import { waitFor } from '../support/wait.cts';
+
+export { sleep, waitFor } from '../support/wait.cts';
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -93,21 +96,6 @@ export async function listAll(
 export function compareNewestFirst(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
 	if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
 	return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
-
-/** Polls `check` until it returns a value other than undefined; fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-	const deadline = Date.now() + timeoutMs;
-	for (;;) {
-		const value = await check();
-		if (value !== undefined) return value;
-		if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-		await sleep(10);
-	}
-}
-
-export function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export interface ReceivedRequest {

@@ -58,6 +58,7 @@ import {
 	type LoadedPackage,
 	type VoiceAgentCredentials,
 } from './n8n.cts';
+import { sleep } from './wait.cts';
 
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.voiceAgentTrigger`;
 export const TRIGGER_NODE_NAME = 'Voice Agent Trigger';
@@ -104,10 +105,6 @@ export interface TriggerOptions {
 /** A resource locator value for the agent parameter, as the "By ID" mode stores it. */
 export function agentById(id: string): INodeParameters {
 	return { __rl: true, mode: 'id', value: id } as unknown as INodeParameters;
-}
-
-function sleep(ms: number): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A JSON copy, as a database or a cache holds data. */
