@@ -353,6 +353,24 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		return execution.data.resultData.runData[nodeName][0].data.main[0].map((item) => item.json);
 	}
 
+	test('credential: "Test connection" tells a working key, a wrong key and a wrong Base URL apart', async () => {
+		const testConnection = (data) =>
+			server.rest.request('POST', '/rest/credentials/test', {
+				credentials: { id: CREDENTIAL.id, name: CREDENTIAL.name, type: 'voiceAgentApi', data },
+			});
+		assert.deepEqual(await testConnection({ apiKey: API_KEY, baseUrl: `${sandbox.baseUrl}/` }), {
+			status: 'OK',
+			message: 'Connection successful!',
+		});
+		const wrongKey = await testConnection({ apiKey: 'not-the-key', baseUrl: sandbox.baseUrl });
+		assert.equal(wrongKey.status, 'Error');
+		assert.match(wrongKey.message, /API key was rejected \(401 Unauthorized\)/);
+		assert.ok(!wrongKey.message.includes('not-the-key'));
+		const wrongUrl = await testConnection({ apiKey: API_KEY, baseUrl: sandbox.origin });
+		assert.equal(wrongUrl.status, 'Error');
+		assert.match(wrongUrl.message, /check that the Base URL .* ends with \/v1/);
+	});
+
 	test('example: push context into a live call from another workflow', async () => {
 		await server.rest.activateWorkflow(ids.push);
 		await server.rest.activateWorkflow(ids.billing);
