@@ -84,6 +84,22 @@ describe('errors the service answers', () => {
 		expect(elapsed).toBeGreaterThanOrEqual(1_000);
 	});
 
+	test('429 asking for more than a minute: fails at once, saying when to retry, instead of hanging', async () => {
+		const call = await placeCall(sandbox, await createAgent(sandbox));
+		// One token every 200 s: after the first request the service asks to wait 200 s.
+		await sandbox.faults({ rate_limit_per_s: 0.005, match: 'GET /call' });
+		expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).status).toBe(200);
+		await sandbox.clearRequests();
+
+		const started = Date.now();
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id });
+
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(run.error?.message).toBe('The Voice Agent API is rate limiting this API key; retry after 200 seconds');
+		expect(run.error?.httpCode).toBe('429');
+		expect(await wireLines(sandbox)).toEqual(['GET /call 429']);
+	});
+
 	test('5xx on an idempotent request (GET /call): retried, succeeds on the third request', async () => {
 		const call = await placeCall(sandbox, await createAgent(sandbox));
 		await sandbox.clearRequests();
