@@ -1,81 +1,84 @@
 'use strict';
 
 // The shapes the API answers with (spec part 2). Stored objects carry internal fields (created_ms,
-// contexts, user_speaks_first) that must not leak, so every answer is built field by field here.
+// contexts, user_speaks_first) that must not leak, so every answer copies only the fields its shape
+// lists, in the order the spec gives them.
 
 /** @typedef {import('./types').Agent} Agent */
 /** @typedef {import('./types').Call} Call */
 
-/**
- * POST /agent and GET /agent.
- * @param {Agent} agent
- */
-function agentShape(agent) {
-	return {
-		id: agent.id,
-		name: agent.name,
-		phone_number: agent.phone_number,
-		system_prompt: agent.system_prompt,
-		initial_message: agent.initial_message,
-		llm_model: agent.llm_model,
-		voice_id: agent.voice_id,
-		webhook: agent.webhook,
-		tools: agent.tools,
-		filler_words: agent.filler_words,
-		filler_words_whitelist: agent.filler_words_whitelist,
-		actions: agent.actions,
-		voicemail_number: agent.voicemail_number,
-		chunking: agent.chunking,
-		endpointing: agent.endpointing,
-		voice_optimization: agent.voice_optimization,
-		smart_endpointing_threshold: agent.smart_endpointing_threshold,
-		language: agent.language,
-		compliance_checks: agent.compliance_checks,
-		created_at: agent.created_at,
-		updated_at: agent.updated_at,
-	};
-}
+/** What every agent shape starts with. */
+const AGENT_BASICS = /** @type {const} */ ([
+	'id',
+	'name',
+	'phone_number',
+	'system_prompt',
+	'initial_message',
+	'llm_model',
+	'voice_id',
+	'webhook',
+	'tools',
+	'filler_words',
+	'filler_words_whitelist',
+]);
+
+/** An agent in GET /agents. */
+const AGENT_LIST_FIELDS = /** @type {const} */ ([...AGENT_BASICS, 'created_at', 'updated_at']);
+
+/** An agent in POST /agent and GET /agent: the basics, the rest of its settings, then the timestamps. */
+const AGENT_FIELDS = /** @type {const} */ ([
+	...AGENT_BASICS,
+	'actions',
+	'voicemail_number',
+	'chunking',
+	'endpointing',
+	'voice_optimization',
+	'smart_endpointing_threshold',
+	'language',
+	'compliance_checks',
+	'created_at',
+	'updated_at',
+]);
+
+/** A call in GET /call, POST /call and the `data` of call_started / call_ended events. */
+const CALL_FIELDS = /** @type {const} */ ([
+	'id',
+	'agent_id',
+	'from',
+	'to',
+	'context',
+	'status',
+	'created_at',
+	'ended_at',
+	'duration',
+	'transcript',
+]);
+
+/** A call in POST /call/context. */
+const CALL_CONTEXT_FIELDS = /** @type {const} */ (['id', 'agent_id', 'from', 'to', 'context', 'status', 'created_at', 'updated_at']);
 
 /**
- * An item of GET /agents.
- * @param {Agent} agent
+ * A copy of `record` with only `fields`.
+ * @template {object} T
+ * @template {keyof T} K
+ * @param {T} record
+ * @param {readonly K[]} fields
+ * @returns {Pick<T, K>}
  */
-function agentListShape(agent) {
-	return {
-		id: agent.id,
-		name: agent.name,
-		phone_number: agent.phone_number,
-		system_prompt: agent.system_prompt,
-		initial_message: agent.initial_message,
-		llm_model: agent.llm_model,
-		voice_id: agent.voice_id,
-		webhook: agent.webhook,
-		tools: agent.tools,
-		filler_words: agent.filler_words,
-		filler_words_whitelist: agent.filler_words_whitelist,
-		created_at: agent.created_at,
-		updated_at: agent.updated_at,
-	};
+function pick(record, fields) {
+	const shape = /** @type {Pick<T, K>} */ ({});
+	for (const field of fields) shape[field] = record[field];
+	return shape;
 }
 
-/**
- * GET /call, POST /call, and the `data` of call_started / call_ended events.
- * @param {Call} call
- */
-function callShape(call) {
-	return {
-		id: call.id,
-		agent_id: call.agent_id,
-		from: call.from,
-		to: call.to,
-		context: call.context,
-		status: call.status,
-		created_at: call.created_at,
-		ended_at: call.ended_at,
-		duration: call.duration,
-		transcript: call.transcript,
-	};
-}
+/** @param {Agent} agent */
+const agentShape = (agent) => pick(agent, AGENT_FIELDS);
+
+/** @param {Agent} agent */
+const agentListShape = (agent) => pick(agent, AGENT_LIST_FIELDS);
+
+/** @param {Call} call */
+const callShape = (call) => pick(call, CALL_FIELDS);
 
 /**
  * An item of GET /calls; `client_number` is the customer's number, the `to` of the call.
@@ -92,21 +95,7 @@ function callListShape(call) {
 	};
 }
 
-/**
- * POST /call/context.
- * @param {Call} call
- */
-function callContextShape(call) {
-	return {
-		id: call.id,
-		agent_id: call.agent_id,
-		from: call.from,
-		to: call.to,
-		context: call.context,
-		status: call.status,
-		created_at: call.created_at,
-		updated_at: call.updated_at,
-	};
-}
+/** @param {Call} call */
+const callContextShape = (call) => pick(call, CALL_CONTEXT_FIELDS);
 
 module.exports = { agentShape, agentListShape, callShape, callListShape, callContextShape };
