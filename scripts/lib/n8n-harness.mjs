@@ -7,7 +7,6 @@
 import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -22,6 +21,7 @@ import {
 	trackProcessGroup,
 	untrackProcessGroup,
 } from './n8n-runtime.mjs';
+import { N8nRestClient } from './n8n-rest.mjs';
 
 export { ensureRuntime, findFreePort, n8nEnv, runN8n, runtimePaths } from './n8n-runtime.mjs';
 
@@ -294,176 +294,7 @@ export function nodeOutput(run, nodeName, { runIndex = 0, output = 0 } = {}) {
 // Server
 // ---------------------------------------------------------------------------------------------------
 
-/** Decodes n8n's "flatted" execution data (what GET /rest/executions/:id returns in `data`). */
-export function parseFlatted(text) {
-	// Use the runtime's own copy of the format's reference implementation.
-	const require = createRequire(path.join(runtimePaths().n8nDir, 'package.json'));
-	return require('flatted').parse(text);
-}
-
-/**
- * A client for n8n's internal REST API (the editor's), with cookie auth.
- * Every response body is n8n's `{ data: ... }`; methods return the `data`.
- */
-export class N8nRestClient {
-	constructor(baseUrl) {
-		this.baseUrl = baseUrl.replace(/\/$/, '');
-		this.cookies = new Map();
-		// n8n binds the auth cookie to this header; keep it the same for every request.
-		this.browserId = randomUUID();
-	}
-
-	async request(method, urlPath, body, { expectStatus, raw = false, timeoutMs = 30000 } = {}) {
-		const headers = { accept: 'application/json', 'browser-id': this.browserId };
-		if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
-		if (body !== undefined) headers['content-type'] = 'application/json';
-		const res = await fetch(`${this.baseUrl}${urlPath}`, {
-			method,
-			headers,
-			body: body === undefined ? undefined : JSON.stringify(body),
-			signal: AbortSignal.timeout(timeoutMs),
-		});
-		for (const c of res.headers.getSetCookie?.() ?? []) {
-			const [pair] = c.split(';');
-			const eq = pair.indexOf('=');
-			if (eq > 0) this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
-		}
-		const text = await res.text();
-		let json;
-		try {
-			json = text ? JSON.parse(text) : undefined;
-		} catch {
-			json = undefined;
-		}
-		const okStatus = expectStatus === undefined ? res.ok : res.status === expectStatus;
-		if (!okStatus) {
-			const msg = json?.message ?? text.slice(0, 500);
-			const err = new Error(`${method} ${urlPath} -> HTTP ${res.status}: ${msg}`);
-			err.status = res.status;
-			err.body = json ?? text;
-			throw err;
-		}
-		if (raw) return { status: res.status, headers: res.headers, body: json ?? text };
-		return json && typeof json === 'object' && 'data' in json ? json.data : json;
-	}
-
-	/** POST /rest/owner/setup: makes the instance's owner (only once per folder); also logs in. */
-	async setupOwner({ email, firstName = 'E2E', lastName = 'Owner', password }) {
-		return await this.request('POST', '/rest/owner/setup', { email, firstName, lastName, password });
-	}
-
-	/** POST /rest/login with { emailOrLdapLoginId, password }; keeps the n8n-auth cookie. */
-	async login({ email, password }) {
-		return await this.request('POST', '/rest/login', { emailOrLdapLoginId: email, password });
-	}
-
-	async getWorkflow(id) {
-		return await this.request('GET', `/rest/workflows/${encodeURIComponent(id)}`);
-	}
-
-	/**
-	 * GET /rest/workflows/:id/publication-status (n8n 2.x publication service):
-	 * `{ status: 'not_published'|'in_progress'|'published'|'partial'|'failed', liveVersionId,
-	 * pendingVersionId, triggers: [{ nodeId, status, errorMessage }] }`.
-	 */
-	async getPublicationStatus(id) {
-		return await this.request('GET', `/rest/workflows/${encodeURIComponent(id)}/publication-status`);
-	}
-
-	/**
-	 * Waits until a (de)activation has taken effect. n8n 2.41 applies it asynchronously (an outbox
-	 * drained right after the request), so the REST call returns before triggers are registered.
-	 * Throws with the trigger errors when publishing failed (e.g. a trigger's create method threw).
-	 */
-	async waitForPublication(id, { published = true, timeoutMs = 30000, intervalMs = 100 } = {}) {
-		const deadline = Date.now() + timeoutMs;
-		for (;;) {
-			const st = await this.getPublicationStatus(id);
-			if (published && st.status === 'published') return st;
-			if (!published && st.status === 'not_published') return st;
-			if (published && (st.status === 'failed' || st.status === 'partial')) {
-				const errs = st.triggers.filter((t) => t.status === 'failed').map((t) => `${t.nodeId}: ${t.errorMessage}`);
-				const err = new Error(`activating workflow ${id} failed (${st.status}): ${errs.join('; ')}`);
-				err.publication = st;
-				throw err;
-			}
-			if (Date.now() > deadline) {
-				throw new Error(`workflow ${id} did not become ${published ? 'published' : 'unpublished'} in ${timeoutMs} ms: ${JSON.stringify(st)}`);
-			}
-			await sleep(intervalMs);
-		}
-	}
-
-	/**
-	 * POST /rest/workflows/:id/activate with { versionId } (what the editor's "Publish" does):
-	 * registers its triggers and webhooks. Without versionId the workflow's current version is
-	 * activated. By default waits until the triggers are live (see waitForPublication).
-	 * @returns the workflow as the endpoint returned it (active: true, activeVersionId, ...)
-	 */
-	async activateWorkflow(id, { versionId, wait = true, timeoutMs } = {}) {
-		const vid = versionId ?? (await this.getWorkflow(id)).versionId;
-		const wf = await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/activate`, { versionId: vid });
-		if (wait) await this.waitForPublication(id, { published: true, timeoutMs });
-		return wf;
-	}
-
-	/**
-	 * POST /rest/workflows/:id/deactivate with {}: removes its triggers (a trigger's webhook
-	 * `delete` method runs here). By default waits until that has happened.
-	 */
-	async deactivateWorkflow(id, { wait = true, timeoutMs } = {}) {
-		const wf = await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/deactivate`, {});
-		if (wait) await this.waitForPublication(id, { published: false, timeoutMs });
-		return wf;
-	}
-
-	/**
-	 * GET /rest/executions?filter=...&limit=... ; newest first. Filter fields n8n accepts:
-	 * workflowId, status (array), mode, startedAfter, startedBefore, ...
-	 * @returns {Promise<object[]>} summaries (id, workflowId, status, mode, startedAt, stoppedAt, ...)
-	 */
-	async listExecutions({ workflowId, status, limit = 50, ...rest } = {}) {
-		const filter = { ...rest };
-		if (workflowId !== undefined) filter.workflowId = workflowId;
-		if (status !== undefined) filter.status = Array.isArray(status) ? status : [status];
-		const qs = new URLSearchParams({ limit: String(limit) });
-		if (Object.keys(filter).length) qs.set('filter', JSON.stringify(filter));
-		const data = await this.request('GET', `/rest/executions?${qs}`);
-		return data.results ?? data;
-	}
-
-	/**
-	 * GET /rest/executions/:id with its data decoded: `execution.data` is the run data
-	 * (`data.resultData.runData[node][0].data.main[0][i].json`), `execution.workflowData` the workflow.
-	 */
-	async getExecution(id) {
-		const ex = await this.request('GET', `/rest/executions/${encodeURIComponent(id)}`);
-		if (ex && typeof ex.data === 'string') ex.data = parseFlatted(ex.data);
-		return ex;
-	}
-
-	/**
-	 * Polls until `count` finished executions of the workflow exist (status not new/running/waiting),
-	 * and returns them (newest first) with their data decoded.
-	 */
-	async waitForExecutions(workflowId, { count = 1, timeoutMs = 30000, intervalMs = 250 } = {}) {
-		const deadline = Date.now() + timeoutMs;
-		let last = [];
-		for (;;) {
-			last = await this.listExecutions({ workflowId });
-			const done = last.filter((e) => !['new', 'running', 'waiting'].includes(e.status));
-			if (done.length >= count) {
-				return await Promise.all(done.slice(0, count).map((e) => this.getExecution(e.id)));
-			}
-			if (Date.now() > deadline) {
-				throw new Error(
-					`timed out waiting for ${count} finished execution(s) of workflow ${workflowId}; saw ${JSON.stringify(last.map((e) => ({ id: e.id, status: e.status })))}`,
-				);
-			}
-			await sleep(intervalMs);
-		}
-	}
-}
+export { N8nRestClient, parseFlatted } from './n8n-rest.mjs';
 
 /**
  * Starts `n8n start` on 127.0.0.1 for the user folder and waits until it is ready
