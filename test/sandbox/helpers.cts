@@ -8,30 +8,7 @@ export { sleep, waitFor } from '../support/wait.cts';
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-export const AGENT_FIELDS = [
-	'id',
-	'name',
-	'phone_number',
-	'system_prompt',
-	'initial_message',
-	'llm_model',
-	'voice_id',
-	'webhook',
-	'tools',
-	'filler_words',
-	'filler_words_whitelist',
-	'actions',
-	'voicemail_number',
-	'chunking',
-	'endpointing',
-	'voice_optimization',
-	'smart_endpointing_threshold',
-	'language',
-	'compliance_checks',
-	'created_at',
-	'updated_at',
-].sort();
-
+/** Spec 2.1: the fields of an agent in a list (GET /agents), sorted. */
 export const AGENT_LIST_FIELDS = [
 	'id',
 	'name',
@@ -46,6 +23,19 @@ export const AGENT_LIST_FIELDS = [
 	'filler_words_whitelist',
 	'created_at',
 	'updated_at',
+].sort();
+
+/** Spec 4, POST /agent: the list fields and the agent's other settings, sorted. */
+export const AGENT_FIELDS = [
+	...AGENT_LIST_FIELDS,
+	'actions',
+	'voicemail_number',
+	'chunking',
+	'endpointing',
+	'voice_optimization',
+	'smart_endpointing_threshold',
+	'language',
+	'compliance_checks',
 ].sort();
 
 export const CALL_FIELDS = ['id', 'agent_id', 'from', 'to', 'context', 'status', 'created_at', 'ended_at', 'duration', 'transcript'].sort();
