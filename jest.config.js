@@ -10,4 +10,6 @@ module.exports = {
 		'^.+\\.c?ts$': ['ts-jest', { tsconfig: 'tsconfig.tools.json' }],
 	},
 	testTimeout: 30000,
+	globalSetup: '<rootDir>/test/support/jest-global-setup.js',
+	globalTeardown: '<rootDir>/test/support/jest-global-teardown.js',
 };

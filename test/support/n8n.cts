@@ -3,18 +3,12 @@
  * own PackageDirectoryLoader from the built `dist/`, workflows run through WorkflowExecute, and the
  * credential's generic authentication is applied by resolving its expressions, as n8n does.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
 // Node errors are what the tests assert on; n8n's logger would print each one again.
 process.env.N8N_LOG_LEVEL ??= 'silent';
-// n8n-core keeps its settings in a user folder; tests get a throwaway one before it loads.
-if (!process.env.N8N_USER_FOLDER) {
-	const userFolder = mkdtempSync(path.join(tmpdir(), 'voice-agent-core-'));
-	process.env.N8N_USER_FOLDER = userFolder;
-	process.once('exit', () => rmSync(userFolder, { recursive: true, force: true }));
-}
+// n8n-core keeps its settings in a user folder: Jest's global set-up makes a throwaway one.
+if (!process.env.N8N_USER_FOLDER) throw new Error('N8N_USER_FOLDER is not set: run the tests through Jest');
 
 import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
 import type {
