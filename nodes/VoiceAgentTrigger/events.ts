@@ -6,8 +6,6 @@ import { isPlainObject } from '../VoiceAgent/helpers/validation';
 import { voiceAgentApiRequest } from '../VoiceAgent/transport';
 import { registrations, SECRET_PARAMETER } from './registration';
 
-export const EVENT_TYPES = ['call_started', 'call_ended', 'tool_call'] as const;
-
 function sameSecret(given: string, expected: string): boolean {
 	const a = Buffer.from(given);
 	const b = Buffer.from(expected);

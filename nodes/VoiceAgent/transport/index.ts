@@ -4,7 +4,6 @@
  */
 export { isOutcomeUnknown } from './errors';
 export { MAX_PAGE_SIZE, paginateCursor } from './pagination';
-export type { CursorPage } from './pagination';
 export { CREDENTIAL_TYPE, voiceAgentApiRequest } from './request';
 export { backoffDelayMs, networkErrorCode, parseRetryAfterSeconds } from './retry';
 export type { ApiRequest, VoiceAgentContext } from './types';

@@ -7,7 +7,7 @@ import type { VoiceAgentContext } from './types';
 /** The service serves at most this many items per page (spec part 8). */
 export const MAX_PAGE_SIZE = 100;
 
-export interface CursorPage {
+interface CursorPage {
 	cursor?: string | null;
 	[key: string]: unknown;
 }

@@ -5,7 +5,7 @@ import type { Agent } from '../../helpers/types';
 import { InputValidator } from '../../helpers/validation';
 import { voiceAgentApiRequest } from '../../transport';
 
-export const LLM_MODELS = ['gpt-4o', 'service-voice'] as const;
+const LLM_MODELS = ['gpt-4o', 'service-voice'] as const;
 
 const properties: INodeProperties[] = [
 	{
@@ -238,7 +238,7 @@ interface ComplianceCheckInput {
 }
 
 /** Builds the POST /agent body from the parameters the user set, validating each one. */
-export function buildAgentBody(
+function buildAgentBody(
 	validate: InputValidator,
 	name: unknown,
 	areaCode: unknown,

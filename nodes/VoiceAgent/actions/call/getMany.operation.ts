@@ -9,7 +9,7 @@ import { InputValidator } from '../../helpers/validation';
 import { paginateCursor } from '../../transport';
 import { getCall } from './get.operation';
 
-export const MAX_TRANSCRIPT_CONCURRENCY = 20;
+const MAX_TRANSCRIPT_CONCURRENCY = 20;
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
