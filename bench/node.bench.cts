@@ -29,7 +29,10 @@ function median(values: number[]): number {
 async function timedRun(parameters: INodeParameters) {
 	await sandbox.clearRequests();
 	const started = process.hrtime.bigint();
-	const run = await runNode({ parameters, credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl } });
+	const run = await runNode({
+		parameters,
+		credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+	});
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
 	if (run.error) throw run.error;
 	return { ms, items: run.items.length, requests: (await sandbox.requests()).length };
@@ -48,7 +51,8 @@ test('Call → Get Many, Return All', async () => {
 		seeded = calls;
 		await timedRun({ resource: 'call', operation: 'getMany', returnAll: true }); // warm-up
 		const runs = [];
-		for (let i = 0; i < RUNS; i++) runs.push(await timedRun({ resource: 'call', operation: 'getMany', returnAll: true }));
+		for (let i = 0; i < RUNS; i++)
+			runs.push(await timedRun({ resource: 'call', operation: 'getMany', returnAll: true }));
 		const { items, requests } = runs[0];
 		expect(items).toBe(calls);
 		expect(requests).toBe(Math.ceil(calls / 100));
@@ -84,7 +88,9 @@ test('Call → Get Many with Include Transcripts, 200 calls, 20 ms per request',
 		expect(runs[0].requests).toBe(2 + 200);
 		const ms = median(runs.map((run) => run.ms));
 		if (concurrency === 1) sequential = ms;
-		report.push(`| ${concurrency} | ${runs[0].requests} | ${ms.toFixed(0)} ms | ${(sequential / ms).toFixed(1)}× |`);
+		report.push(
+			`| ${concurrency} | ${runs[0].requests} | ${ms.toFixed(0)} ms | ${(sequential / ms).toFixed(1)}× |`,
+		);
 	}
 	await sandbox.faults({});
 });

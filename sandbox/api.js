@@ -2,7 +2,13 @@
 
 const { ApiError } = require('./errors');
 const { newAgent, newCall, isoTime } = require('./records');
-const { agentShape, agentListShape, callShape, callListShape, callContextShape } = require('./shapes');
+const {
+	agentShape,
+	agentListShape,
+	callShape,
+	callListShape,
+	callContextShape,
+} = require('./shapes');
 const { encodeCursor, decodeCursor } = require('./store');
 const {
 	invalid,
@@ -57,7 +63,9 @@ function createApiRoutes({ random, simulation }) {
 					return ok(agentShape(existing));
 				}
 				if (areaCode === undefined) {
-					invalid(`name and area_code are required to create a new agent; there is no agent named "${name}" and area_code (3 digits, e.g. "415") is missing`);
+					invalid(
+						`name and area_code are required to create a new agent; there is no agent named "${name}" and area_code (3 digits, e.g. "415") is missing`,
+					);
 				}
 				const agent = newAgent(account, { name, areaCode, settings }, random, now);
 				account.addAgent(agent);
@@ -76,7 +84,10 @@ function createApiRoutes({ random, simulation }) {
 		[
 			'PUT /agent',
 			() => {
-				throw new ApiError(501, 'PUT /agent is not implemented: update an agent with POST /agent (upsert by name)');
+				throw new ApiError(
+					501,
+					'PUT /agent is not implemented: update an agent with POST /agent (upsert by name)',
+				);
 			},
 		],
 		[
@@ -131,7 +142,9 @@ function createApiRoutes({ random, simulation }) {
 				const call = account.calls.get(id);
 				if (!call) throw new ApiError(404, `Call ${id} not found`);
 				if (call.status !== 'in_progress') {
-					invalid(`Call ${id} is ${call.status}: the context can only be set while the call is in_progress`);
+					invalid(
+						`Call ${id} is ${call.status}: the context can only be set while the call is in_progress`,
+					);
 				}
 				call.context = context;
 				call.contexts.push(context);

@@ -48,7 +48,13 @@ class SandboxApp {
 		this.rateLimits = new TokenBuckets();
 
 		const firstAccount = this.store.accounts.get(config.apiKeys[0]);
-		if (firstAccount) seedAccount(firstAccount, { agents: config.agents, calls: config.calls }, this.random, Date.now());
+		if (firstAccount)
+			seedAccount(
+				firstAccount,
+				{ agents: config.agents, calls: config.calls },
+				this.random,
+				Date.now(),
+			);
 	}
 
 	/** POST /_sandbox/reset: empty accounts, no logs, faults or rate limits, no call in flight. */

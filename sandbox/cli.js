@@ -15,7 +15,9 @@ const USAGE = [
 	'Runs a local Voice Agent Calling Service at http://HOST:PORT/v1.',
 	'',
 	'Options:',
-	...INTEGER_OPTIONS.map(({ flag, help, fallback }) => `  ${`${flag} N`.padEnd(24)}${help} (default ${fallback})`),
+	...INTEGER_OPTIONS.map(
+		({ flag, help, fallback }) => `  ${`${flag} N`.padEnd(24)}${help} (default ${fallback})`,
+	),
 	`  ${'--host HOST'.padEnd(24)}interface to listen on (default ${DEFAULT_HOST})`,
 	`  ${'--api-key KEY'.padEnd(24)}accepted API key, repeat for several accounts (default ${DEFAULT_API_KEY})`,
 	`  ${'-h, --help'.padEnd(24)}show this help`,
@@ -73,8 +75,10 @@ function parseCommandLine(argv) {
 	const apiKeys = values['api-key'];
 	if (Array.isArray(apiKeys)) {
 		const bad = apiKeys.find((key) => !isValidApiKey(key));
-		if (bad !== undefined) usageError(`--api-key must be a non-empty key without spaces, got "${String(bad)}"`);
-		if (new Set(apiKeys).size !== apiKeys.length) usageError('--api-key is given twice with the same key');
+		if (bad !== undefined)
+			usageError(`--api-key must be a non-empty key without spaces, got "${String(bad)}"`);
+		if (new Set(apiKeys).size !== apiKeys.length)
+			usageError('--api-key is given twice with the same key');
 		options.apiKeys = apiKeys.map(String);
 	}
 	return options;
@@ -86,13 +90,14 @@ async function main() {
 		process.stdout.write(`${USAGE}\n`);
 		return;
 	}
-	const sandbox = await startSandbox({ ...options, log: (line) => process.stdout.write(`${line}\n`) }).catch(
-		(error) => {
-			const reason = error instanceof Error ? error.message : String(error);
-			process.stderr.write(`Error: the sandbox could not start: ${reason}\n`);
-			process.exit(1);
-		},
-	);
+	const sandbox = await startSandbox({
+		...options,
+		log: (line) => process.stdout.write(`${line}\n`),
+	}).catch((error) => {
+		const reason = error instanceof Error ? error.message : String(error);
+		process.stderr.write(`Error: the sandbox could not start: ${reason}\n`);
+		process.exit(1);
+	});
 	let stopping = false;
 	const stop = () => {
 		if (stopping) process.exit(1); // a second signal: stop at once

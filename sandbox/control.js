@@ -61,7 +61,9 @@ async function handleControl(app, method, path, body) {
 	const callAction = method === 'POST' ? CALL_ACTION.exec(path) : null;
 	if (callAction) {
 		const callId = decodeURIComponent(callAction[1]);
-		return callAction[2] === 'events' ? sendEvent(app, callId, fields) : completeCall(app, callId, fields);
+		return callAction[2] === 'events'
+			? sendEvent(app, callId, fields)
+			: completeCall(app, callId, fields);
 	}
 	throw new ApiError(404, `No such control endpoint: ${method} ${path}`);
 }
@@ -83,7 +85,12 @@ function seed(app, fields) {
 	}
 	const account = typeof apiKey === 'string' ? app.store.account(apiKey) : undefined;
 	if (!account) invalid('api_key must be one of the API keys the sandbox was started with');
-	return seedAccount(account, { agents: Number(agents), calls: Number(calls) }, app.random, Date.now());
+	return seedAccount(
+		account,
+		{ agents: Number(agents), calls: Number(calls) },
+		app.random,
+		Date.now(),
+	);
 }
 
 /**
@@ -110,8 +117,11 @@ async function sendEvent(app, callId, fields) {
 		invalid(`event_type must be one of: ${EVENT_TYPES.join(', ')}`);
 	}
 	if (fields.data !== undefined && !isObject(fields.data)) invalid('data must be an object');
-	const data = fields.data ?? (eventType === 'tool_call' ? firstTool(account.agents.get(call.agent_id)) : callShape(call));
-	if (data === undefined) invalid('data is required for tool_call: the agent has no function tool to take it from');
+	const data =
+		fields.data ??
+		(eventType === 'tool_call' ? firstTool(account.agents.get(call.agent_id)) : callShape(call));
+	if (data === undefined)
+		invalid('data is required for tool_call: the agent has no function tool to take it from');
 	const sent = await app.simulation.emit(
 		account,
 		call,
@@ -132,8 +142,10 @@ async function sendEvent(app, callId, fields) {
 function completeCall(app, callId, fields) {
 	const { account, call } = findCall(app, callId);
 	const status = fields.status ?? 'completed';
-	if (status !== 'completed' && status !== 'failed') invalid('status must be "completed" or "failed"');
-	if (call.status !== 'in_progress') throw new ApiError(409, `Call ${callId} has already ended (${call.status})`);
+	if (status !== 'completed' && status !== 'failed')
+		invalid('status must be "completed" or "failed"');
+	if (call.status !== 'in_progress')
+		throw new ApiError(409, `Call ${callId} has already ended (${call.status})`);
 	app.simulation.finish(account, call, status);
 	return ok(callShape(call));
 }

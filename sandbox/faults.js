@@ -63,11 +63,13 @@ class FaultInjector {
 	 * @param {unknown} body
 	 */
 	configure(body) {
-		if (!isObject(body)) invalid('The request body must be a JSON object of fault settings ({} clears them)');
+		if (!isObject(body))
+			invalid('The request body must be a JSON object of fault settings ({} clears them)');
 		/** @type {Record<string, unknown>} */
 		const settings = {};
 		for (const [field, value] of Object.entries(body)) {
-			if (!Object.hasOwn(VALID, field)) invalid(`Unknown fault setting ${field}; known: ${Object.keys(VALID).join(', ')}`);
+			if (!Object.hasOwn(VALID, field))
+				invalid(`Unknown fault setting ${field}; known: ${Object.keys(VALID).join(', ')}`);
 			if (value === null) continue;
 			const key = /** @type {keyof FaultSettings} */ (field);
 			if (!VALID[key](value, this.knownRoutes)) {
@@ -82,7 +84,9 @@ class FaultInjector {
 
 	/** @returns {FaultSettings & { times_remaining?: number }} the settings in force */
 	describe() {
-		return this.remaining === undefined ? { ...this.settings } : { ...this.settings, times_remaining: this.remaining };
+		return this.remaining === undefined
+			? { ...this.settings }
+			: { ...this.settings, times_remaining: this.remaining };
 	}
 
 	/**
@@ -108,8 +112,13 @@ class FaultInjector {
 	 * @returns {Fault | null}
 	 */
 	draw(route) {
-		const { error_rate: errorRate = 0, reset_rate: resetRate = 0, latency_ms: latencyMs = 0 } = this.settings;
-		if (!this.matches(route) || (errorRate === 0 && resetRate === 0 && latencyMs === 0)) return null;
+		const {
+			error_rate: errorRate = 0,
+			reset_rate: resetRate = 0,
+			latency_ms: latencyMs = 0,
+		} = this.settings;
+		if (!this.matches(route) || (errorRate === 0 && resetRate === 0 && latencyMs === 0))
+			return null;
 		if (this.remaining !== undefined) {
 			if (this.remaining === 0) return null;
 			this.remaining--;

@@ -39,7 +39,8 @@ class BoundedLog {
 	/** @param {T} entry */
 	push(entry) {
 		this.entries.push(entry);
-		if (this.entries.length > MAX_ENTRIES) this.entries.splice(0, this.entries.length - MAX_ENTRIES);
+		if (this.entries.length > MAX_ENTRIES)
+			this.entries.splice(0, this.entries.length - MAX_ENTRIES);
 	}
 
 	clear() {

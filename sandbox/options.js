@@ -39,11 +39,46 @@ const MAX_SEED_CALLS = 200_000;
  * @type {{ name: IntegerOptionName, flag: string, min: number, max: number, fallback: number, help: string }[]}
  */
 const INTEGER_OPTIONS = [
-	{ name: 'port', flag: '--port', min: 0, max: 65535, fallback: 4010, help: 'TCP port; 0 picks a free port' },
-	{ name: 'agents', flag: '--agents', min: 0, max: MAX_SEED_AGENTS, fallback: 3, help: 'agents seeded at start' },
-	{ name: 'calls', flag: '--calls', min: 0, max: MAX_SEED_CALLS, fallback: 12, help: 'calls seeded at start' },
-	{ name: 'seed', flag: '--seed', min: 0, max: 4294967295, fallback: 1, help: 'seed of the generated data' },
-	{ name: 'latencyMs', flag: '--latency-ms', min: 0, max: 60_000, fallback: 0, help: 'delay added to every API request' },
+	{
+		name: 'port',
+		flag: '--port',
+		min: 0,
+		max: 65535,
+		fallback: 4010,
+		help: 'TCP port; 0 picks a free port',
+	},
+	{
+		name: 'agents',
+		flag: '--agents',
+		min: 0,
+		max: MAX_SEED_AGENTS,
+		fallback: 3,
+		help: 'agents seeded at start',
+	},
+	{
+		name: 'calls',
+		flag: '--calls',
+		min: 0,
+		max: MAX_SEED_CALLS,
+		fallback: 12,
+		help: 'calls seeded at start',
+	},
+	{
+		name: 'seed',
+		flag: '--seed',
+		min: 0,
+		max: 4294967295,
+		fallback: 1,
+		help: 'seed of the generated data',
+	},
+	{
+		name: 'latencyMs',
+		flag: '--latency-ms',
+		min: 0,
+		max: 60_000,
+		fallback: 0,
+		help: 'delay added to every API request',
+	},
 	{
 		name: 'callDurationMs',
 		flag: '--call-duration-ms',
@@ -84,18 +119,23 @@ function resolveOptions(options) {
 	for (const { name, min, max, fallback } of INTEGER_OPTIONS) {
 		const value = options[name] ?? fallback;
 		if (!Number.isInteger(value) || value < min || value > max) {
-			throw new TypeError(`${name} must be an integer from ${min} to ${max}, got ${String(options[name])}`);
+			throw new TypeError(
+				`${name} must be an integer from ${min} to ${max}, got ${String(options[name])}`,
+			);
 		}
 		numbers[name] = value;
 	}
 	const host = options.host ?? DEFAULT_HOST;
-	if (typeof host !== 'string' || host === '') throw new TypeError('host must be a non-empty string');
+	if (typeof host !== 'string' || host === '')
+		throw new TypeError('host must be a non-empty string');
 	const apiKeys = options.apiKeys ?? [DEFAULT_API_KEY];
 	if (!Array.isArray(apiKeys) || apiKeys.length === 0 || !apiKeys.every(isValidApiKey)) {
 		throw new TypeError('apiKeys must be a non-empty array of non-empty strings without spaces');
 	}
-	if (new Set(apiKeys).size !== apiKeys.length) throw new TypeError('apiKeys must not repeat a key');
-	if (options.log !== undefined && typeof options.log !== 'function') throw new TypeError('log must be a function');
+	if (new Set(apiKeys).size !== apiKeys.length)
+		throw new TypeError('apiKeys must not repeat a key');
+	if (options.log !== undefined && typeof options.log !== 'function')
+		throw new TypeError('log must be a function');
 	return {
 		port: numbers.port,
 		host,

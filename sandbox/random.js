@@ -60,7 +60,10 @@ class Random {
 	 */
 	id(prefix) {
 		let hex = '';
-		for (let i = 0; i < 2; i++) hex += Math.floor(this.next() * 0x100000000).toString(16).padStart(8, '0');
+		for (let i = 0; i < 2; i++)
+			hex += Math.floor(this.next() * 0x100000000)
+				.toString(16)
+				.padStart(8, '0');
 		return `${prefix}_${hex}`;
 	}
 }

@@ -21,7 +21,10 @@ class TokenBuckets {
 		const capacity = Math.max(1, ratePerSecond);
 		const bucket = this.buckets.get(key) ?? { tokens: capacity, updatedMs: nowMs };
 		this.buckets.set(key, bucket);
-		bucket.tokens = Math.min(capacity, bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * ratePerSecond);
+		bucket.tokens = Math.min(
+			capacity,
+			bucket.tokens + ((nowMs - bucket.updatedMs) / 1000) * ratePerSecond,
+		);
 		bucket.updatedMs = nowMs;
 		if (bucket.tokens >= 1) {
 			bucket.tokens -= 1;

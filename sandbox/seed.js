@@ -58,7 +58,8 @@ const AGENT_TEMPLATES = [
 	{
 		name: 'Order Status',
 		settings: {
-			system_prompt: 'You tell customers of Northwind Store where their order is and answer delivery questions.',
+			system_prompt:
+				'You tell customers of Northwind Store where their order is and answer delivery questions.',
 			initial_message: 'Hi, this is Northwind Store with an update on your order.',
 			voice_id: 'alloy',
 			language: 'en',
@@ -73,7 +74,8 @@ const AGENT_TEMPLATES = [
 	{
 		name: 'Customer Survey',
 		settings: {
-			system_prompt: 'Haces una encuesta corta de satisfacción de tres preguntas. Sé breve y amable.',
+			system_prompt:
+				'Haces una encuesta corta de satisfacción de tres preguntas. Sé breve y amable.',
 			initial_message: 'Hola, le llamamos para una encuesta breve sobre su última visita.',
 			voice_id: 'shimmer',
 			language: 'es',
@@ -85,7 +87,8 @@ const AGENT_TEMPLATES = [
 	{
 		name: 'Sales Follow-up',
 		settings: {
-			system_prompt: 'You follow up with leads who asked for a quote and book a demo when they are interested.',
+			system_prompt:
+				'You follow up with leads who asked for a quote and book a demo when they are interested.',
 			initial_message: 'Hello, I am following up on the quote you asked for last week.',
 			voice_id: 'echo',
 			language: 'en',
@@ -105,7 +108,11 @@ const AGENT_TEMPLATES = [
 				},
 			],
 		},
-		contexts: ['Quote Q-1042 for 25 seats', 'Quote Q-1057 for the enterprise plan', 'Lead from the trade fair in Austin'],
+		contexts: [
+			'Quote Q-1042 for 25 seats',
+			'Quote Q-1057 for the enterprise plan',
+			'Lead from the trade fair in Austin',
+		],
 	},
 	{
 		name: 'Reservation Desk',
@@ -116,7 +123,10 @@ const AGENT_TEMPLATES = [
 			language: 'de',
 			voicemail_number: '+493012345678',
 		},
-		contexts: ['Tisch für vier am Samstag um 19:00', 'Geburtstagsfeier für zwölf Personen am Freitag'],
+		contexts: [
+			'Tisch für vier am Samstag um 19:00',
+			'Geburtstagsfeier für zwölf Personen am Freitag',
+		],
 	},
 ];
 
@@ -155,7 +165,10 @@ function freeName(account, base) {
  * @returns {string[]}
  */
 function contextsFor(agent) {
-	return AGENT_TEMPLATES.find((template) => agent.name.startsWith(template.name))?.contexts ?? GENERIC_CONTEXTS;
+	return (
+		AGENT_TEMPLATES.find((template) => agent.name.startsWith(template.name))?.contexts ??
+		GENERIC_CONTEXTS
+	);
 }
 
 /**
@@ -169,7 +182,8 @@ function contextsFor(agent) {
  * @returns {{ agents_created: number, calls_created: number }}
  */
 function seedAccount(account, counts, random, nowMs) {
-	const agentsToCreate = counts.calls > 0 && counts.agents === 0 && account.agents.size === 0 ? 1 : counts.agents;
+	const agentsToCreate =
+		counts.calls > 0 && counts.agents === 0 && account.agents.size === 0 ? 1 : counts.agents;
 	for (let i = 0; i < agentsToCreate; i++) {
 		const index = account.agents.size;
 		const template = AGENT_TEMPLATES[index % AGENT_TEMPLATES.length];
@@ -178,7 +192,10 @@ function seedAccount(account, counts, random, nowMs) {
 			{
 				name: freeName(account, template.name),
 				areaCode: random.pick(AREA_CODES),
-				settings: { ...structuredClone(template.settings), llm_model: SEED_MODELS[index % SEED_MODELS.length] },
+				settings: {
+					...structuredClone(template.settings),
+					llm_model: SEED_MODELS[index % SEED_MODELS.length],
+				},
 			},
 			random,
 			// Agents exist a while before their calls: 45 days back, an hour or so apart.
@@ -188,7 +205,10 @@ function seedAccount(account, counts, random, nowMs) {
 	}
 
 	const agents = [...account.agents.values()];
-	const clients = counts.calls > 0 ? clientNumbers(random, Math.min(40, Math.max(3, Math.ceil(counts.calls / 3)))) : [];
+	const clients =
+		counts.calls > 0
+			? clientNumbers(random, Math.min(40, Math.max(3, Math.ceil(counts.calls / 3))))
+			: [];
 	/** @type {Call[]} */
 	const calls = [];
 	for (let i = 0; i < counts.calls; i++) {
@@ -197,7 +217,12 @@ function seedAccount(account, counts, random, nowMs) {
 		const startMs = earliest + Math.floor(random.next() * Math.max(1, nowMs - earliest - 600_000));
 		const call = newCall(
 			account,
-			{ agent, to: random.pick(clients), context: random.pick(contextsFor(agent)), userSpeaksFirst: random.next() < 0.2 },
+			{
+				agent,
+				to: random.pick(clients),
+				context: random.pick(contextsFor(agent)),
+				userSpeaksFirst: random.next() < 0.2,
+			},
 			random,
 			startMs,
 		);

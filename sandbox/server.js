@@ -94,7 +94,10 @@ async function handleApi(app, method, url, authorization, body) {
 	if (fault.action === 'reset') return { reply: null, fault: 'reset' };
 	const headers = fault.status === 429 ? { 'retry-after': '1' } : undefined;
 	const message = `Injected fault (sandbox): ${route} answered ${fault.status}${fault.when === 'after' ? ' after the request was carried out' : ''}`;
-	return { reply: { status: fault.status, body: errorBody(fault.status, message), headers }, fault: 'error' };
+	return {
+		reply: { status: fault.status, body: errorBody(fault.status, message), headers },
+		fault: 'error',
+	};
 }
 
 /**
@@ -117,9 +120,15 @@ function resolveTarget(app, method, path, authorization, body) {
 	const route = `${method} ${relativePath}`;
 	const handler = app.apiRoutes.get(route);
 	if (!handler) {
-		const allowed = [...app.apiRoutes.keys()].filter((key) => key.endsWith(` ${relativePath}`)).map((key) => key.split(' ')[0]);
+		const allowed = [...app.apiRoutes.keys()]
+			.filter((key) => key.endsWith(` ${relativePath}`))
+			.map((key) => key.split(' ')[0]);
 		if (allowed.length > 0) {
-			throw new ApiError(405, `${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`, { allow: allowed.join(', ') });
+			throw new ApiError(
+				405,
+				`${method} is not allowed on ${path}; allowed: ${allowed.join(', ')}`,
+				{ allow: allowed.join(', ') },
+			);
 		}
 		throw new ApiError(404, `No such endpoint: ${method} ${path}`);
 	}
@@ -127,9 +136,13 @@ function resolveTarget(app, method, path, authorization, body) {
 	const rate = app.faults.rateLimitFor(route);
 	const wait = rate > 0 ? app.rateLimits.take(`${apiKey} ${route}`, rate, Date.now()) : 0;
 	if (wait > 0) {
-		throw new ApiError(429, `Rate limit of ${rate} requests per second for ${route} exceeded; retry in ${wait} s`, {
-			'retry-after': String(wait),
-		});
+		throw new ApiError(
+			429,
+			`Rate limit of ${rate} requests per second for ${route} exceeded; retry in ${wait} s`,
+			{
+				'retry-after': String(wait),
+			},
+		);
 	}
 	return { handler, route, account };
 }
@@ -140,9 +153,11 @@ function resolveTarget(app, method, path, authorization, body) {
  * @returns {string}
  */
 function bearerToken(header) {
-	if (!header) throw new ApiError(401, 'Missing API key: send the header "Authorization: Bearer <API key>"');
+	if (!header)
+		throw new ApiError(401, 'Missing API key: send the header "Authorization: Bearer <API key>"');
 	const match = /^Bearer +(\S+) *$/i.exec(header);
-	if (!match) throw new ApiError(401, 'Malformed Authorization header: expected "Bearer <API key>"');
+	if (!match)
+		throw new ApiError(401, 'Malformed Authorization header: expected "Bearer <API key>"');
 	return match[1];
 }
 
@@ -153,7 +168,11 @@ function bearerToken(header) {
  */
 function errorReply(error) {
 	if (error instanceof ApiError) {
-		return { status: error.status, body: errorBody(error.status, error.message), headers: error.headers };
+		return {
+			status: error.status,
+			body: errorBody(error.status, error.message),
+			headers: error.headers,
+		};
 	}
 	const message = error instanceof Error ? error.message : String(error);
 	return { status: 500, body: errorBody(500, `Sandbox error: ${message}`) };
@@ -186,7 +205,10 @@ async function readBody(request) {
 		if (size <= MAX_BODY_BYTES) chunks.push(chunk);
 	}
 	if (size > MAX_BODY_BYTES) {
-		return { json: undefined, problem: new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`) };
+		return {
+			json: undefined,
+			problem: new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`),
+		};
 	}
 	const text = Buffer.concat(chunks).toString('utf8');
 	if (text.trim() === '') return { json: undefined, problem: null };
@@ -194,7 +216,10 @@ async function readBody(request) {
 		return { json: JSON.parse(text), problem: null };
 	} catch (error) {
 		const reason = error instanceof Error ? error.message : String(error);
-		return { json: undefined, problem: new ApiError(400, `The request body is not valid JSON: ${reason}`) };
+		return {
+			json: undefined,
+			problem: new ApiError(400, `The request body is not valid JSON: ${reason}`),
+		};
 	}
 }
 
@@ -208,7 +233,10 @@ function queryObject(params) {
 	const query = {};
 	for (const [name, value] of params) {
 		const previous = query[name];
-		query[name] = previous === undefined ? value : [...(Array.isArray(previous) ? previous : [previous]), value];
+		query[name] =
+			previous === undefined
+				? value
+				: [...(Array.isArray(previous) ? previous : [previous]), value];
 	}
 	return query;
 }

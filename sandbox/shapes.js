@@ -55,7 +55,16 @@ const CALL_FIELDS = /** @type {const} */ ([
 ]);
 
 /** A call in POST /call/context. */
-const CALL_CONTEXT_FIELDS = /** @type {const} */ (['id', 'agent_id', 'from', 'to', 'context', 'status', 'created_at', 'updated_at']);
+const CALL_CONTEXT_FIELDS = /** @type {const} */ ([
+	'id',
+	'agent_id',
+	'from',
+	'to',
+	'context',
+	'status',
+	'created_at',
+	'updated_at',
+]);
 
 /**
  * A copy of `record` with only `fields`.

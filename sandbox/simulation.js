@@ -40,7 +40,10 @@ class CallSimulator {
 		const steps = [];
 		if (tool) {
 			steps.push(
-				this.timers.set(() => void this.emit(account, call, 'tool_call', tool), Math.floor(this.callDurationMs / 2)),
+				this.timers.set(
+					() => void this.emit(account, call, 'tool_call', tool),
+					Math.floor(this.callDurationMs / 2),
+				),
 			);
 		}
 		const outcome = call.to.endsWith('0000') ? 'failed' : 'completed';
@@ -92,12 +95,14 @@ class CallSimulator {
 function firstTool(agent) {
 	const fn = agent?.tools[0]?.function;
 	if (!isObject(fn) || typeof fn.name !== 'string') return undefined;
-	const properties = isObject(fn.parameters) && isObject(fn.parameters.properties) ? fn.parameters.properties : {};
+	const properties =
+		isObject(fn.parameters) && isObject(fn.parameters.properties) ? fn.parameters.properties : {};
 	/** @type {Record<string, unknown>} */
 	const args = {};
 	for (const [key, schema] of Object.entries(properties)) {
 		const type = isObject(schema) ? schema.type : undefined;
-		args[key] = type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : `sample ${key}`;
+		args[key] =
+			type === 'number' || type === 'integer' ? 1 : type === 'boolean' ? true : `sample ${key}`;
 	}
 	return { name: fn.name, arguments: args };
 }

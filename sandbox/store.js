@@ -75,7 +75,10 @@ class SortedIndex {
 	page(after, limit, accept) {
 		const start = after ? this.positionAfter(after) : 0;
 		if (!accept) {
-			return { items: this.items.slice(start, start + limit), hasMore: start + limit < this.items.length };
+			return {
+				items: this.items.slice(start, start + limit),
+				hasMore: start + limit < this.items.length,
+			};
 		}
 		/** @type {T[]} */
 		const items = [];
@@ -105,9 +108,14 @@ function encodeCursor(list, item) {
  * @returns {SortKey}
  */
 function decodeCursor(list, cursor) {
-	const parts = /^[A-Za-z0-9_-]+$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8').split('|') : [];
+	const parts = /^[A-Za-z0-9_-]+$/.test(cursor)
+		? Buffer.from(cursor, 'base64url').toString('utf8').split('|')
+		: [];
 	if (parts.length !== 3 || parts[0] !== list || !/^\d{1,15}$/.test(parts[1]) || parts[2] === '') {
-		throw new ApiError(400, `cursor is not a cursor of this list: pass the cursor value of the previous GET /${list} response`);
+		throw new ApiError(
+			400,
+			`cursor is not a cursor of this list: pass the cursor value of the previous GET /${list} response`,
+		);
 	}
 	return { created_ms: Number(parts[1]), id: parts[2] };
 }
@@ -183,7 +191,10 @@ class Account {
 		const batches = new Map([[this.callList, calls]]);
 		for (const call of calls) {
 			this.calls.set(call.id, call);
-			for (const index of [indexFor(this.callsByAgent, call.agent_id), indexFor(this.callsByClient, call.to)]) {
+			for (const index of [
+				indexFor(this.callsByAgent, call.agent_id),
+				indexFor(this.callsByClient, call.to),
+			]) {
 				const batch = batches.get(index);
 				if (batch) batch.push(call);
 				else batches.set(index, [call]);
@@ -200,7 +211,8 @@ class Account {
 		/** @type {SortedIndex<Call>} */
 		const empty = new SortedIndex();
 		const byAgent = agentId === undefined ? undefined : (this.callsByAgent.get(agentId) ?? empty);
-		const byClient = clientNumber === undefined ? undefined : (this.callsByClient.get(clientNumber) ?? empty);
+		const byClient =
+			clientNumber === undefined ? undefined : (this.callsByClient.get(clientNumber) ?? empty);
 		if (byAgent && byClient) {
 			// Both filters: walk the smaller index and test the other condition.
 			return byAgent.items.length <= byClient.items.length

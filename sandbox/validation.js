@@ -52,14 +52,26 @@ const boolean = (value, path) => {
  * @returns {Check}
  */
 const integer = (min, max) => (value, path) => {
-	if (typeof value !== 'number' || !Number.isInteger(value) || value < min || (max !== undefined && value > max)) {
-		invalid(max === undefined ? `${path} must be an integer of at least ${min}` : `${path} must be an integer from ${min} to ${max}`);
+	if (
+		typeof value !== 'number' ||
+		!Number.isInteger(value) ||
+		value < min ||
+		(max !== undefined && value > max)
+	) {
+		invalid(
+			max === undefined
+				? `${path} must be an integer of at least ${min}`
+				: `${path} must be an integer from ${min} to ${max}`,
+		);
 	}
 };
 
 /** @type {Check} */
 const phoneNumber = (value, path) => {
-	if (!isE164(value)) invalid(`${path} must be a phone number in E.164 format (+ then 7 to 15 digits, e.g. +14155550123)`);
+	if (!isE164(value))
+		invalid(
+			`${path} must be a phone number in E.164 format (+ then 7 to 15 digits, e.g. +14155550123)`,
+		);
 };
 
 /**
@@ -67,7 +79,8 @@ const phoneNumber = (value, path) => {
  * @returns {Check}
  */
 const oneOf = (allowed) => (value, path) => {
-	if (typeof value !== 'string' || !allowed.includes(value)) invalid(`${path} must be one of: ${allowed.join(', ')}`);
+	if (typeof value !== 'string' || !allowed.includes(value))
+		invalid(`${path} must be one of: ${allowed.join(', ')}`);
 };
 
 /** @type {Check} */
@@ -111,7 +124,9 @@ const AGENT_SETTING_CHECKS = {
 	tools: arrayOf(objectWith({})),
 	filler_words: boolean,
 	filler_words_whitelist: arrayOf(string),
-	actions: arrayOf(objectWith({ name: string, instructions: string, forwarding_number: phoneNumber })),
+	actions: arrayOf(
+		objectWith({ name: string, instructions: string, forwarding_number: phoneNumber }),
+	),
 	// An empty string clears the number (it is also the default).
 	voicemail_number: (value, path) => (value === '' ? undefined : phoneNumber(value, path)),
 	chunking: boolean,
@@ -120,7 +135,12 @@ const AGENT_SETTING_CHECKS = {
 	smart_endpointing_threshold: integer(0),
 	language: string,
 	compliance_checks: arrayOf(
-		objectWith({ name: string, model: string, check_instructions: string, rewrite_threshold: integer(0) }),
+		objectWith({
+			name: string,
+			model: string,
+			check_instructions: string,
+			rewrite_threshold: integer(0),
+		}),
 	),
 };
 
@@ -178,7 +198,8 @@ function requireNonEmptyString(body, field) {
  */
 function parseAgentUpsert(body) {
 	const fields = requireObjectBody(body);
-	if (fields.name === undefined) invalid('name and area_code are required to create a new agent; name is missing');
+	if (fields.name === undefined)
+		invalid('name and area_code are required to create a new agent; name is missing');
 	const name = requireNonEmptyString(fields, 'name');
 	const areaCode = fields.area_code;
 	if (areaCode !== undefined && (typeof areaCode !== 'string' || !/^\d{3}$/.test(areaCode))) {
@@ -206,7 +227,8 @@ function parseCallCreate(body) {
 		phoneNumber(fields[field], field);
 	}
 	if (fields.context !== undefined) string(fields.context, 'context');
-	if (fields.user_speaks_first !== undefined) boolean(fields.user_speaks_first, 'user_speaks_first');
+	if (fields.user_speaks_first !== undefined)
+		boolean(fields.user_speaks_first, 'user_speaks_first');
 	return {
 		from: String(fields.from),
 		to: String(fields.to),
@@ -247,7 +269,8 @@ function requireQueryId(query) {
 function parseLimit(query) {
 	const raw = query.get('limit');
 	if (raw === null) return DEFAULT_LIMIT;
-	if (!/^-?\d+$/.test(raw) || Number(raw) < MIN_LIMIT) invalid(`limit must be an integer from ${MIN_LIMIT} to ${MAX_LIMIT}`);
+	if (!/^-?\d+$/.test(raw) || Number(raw) < MIN_LIMIT)
+		invalid(`limit must be an integer from ${MIN_LIMIT} to ${MAX_LIMIT}`);
 	return Math.min(Number(raw), MAX_LIMIT);
 }
 

@@ -83,7 +83,11 @@ class WebhookDispatcher {
 			const answer = await postJson(url, body, controller.signal);
 			result = { status: answer.status, error: null, body: answer.body };
 		} catch (error) {
-			result = { status: null, error: error instanceof Error ? error.message : String(error), body: null };
+			result = {
+				status: null,
+				error: error instanceof Error ? error.message : String(error),
+				body: null,
+			};
 		} finally {
 			this.inFlight.delete(controller);
 		}
@@ -131,7 +135,9 @@ function postJson(url, body, signal) {
 				'user-agent': 'voice-agent-sandbox',
 			},
 		});
-		request.on('timeout', () => request.destroy(new Error(`no answer within ${ATTEMPT_TIMEOUT_MS} ms`)));
+		request.on('timeout', () =>
+			request.destroy(new Error(`no answer within ${ATTEMPT_TIMEOUT_MS} ms`)),
+		);
 		request.on('error', reject);
 		request.on('response', (response) => {
 			let text = '';
@@ -140,7 +146,9 @@ function postJson(url, body, signal) {
 				if (text.length < MAX_LOGGED_BODY) text += chunk;
 			});
 			response.on('error', reject);
-			response.on('end', () => resolve({ status: response.statusCode ?? 0, body: text.slice(0, MAX_LOGGED_BODY) }));
+			response.on('end', () =>
+				resolve({ status: response.statusCode ?? 0, body: text.slice(0, MAX_LOGGED_BODY) }),
+			);
 		});
 		request.end(body);
 	});

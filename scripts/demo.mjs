@@ -25,7 +25,10 @@ function printReady() {
 		`  log in with  ${demo.owner.email}  /  ${demo.owner.password}`,
 		'',
 		'  Example workflows (Overview > Workflows):',
-		...demo.workflows.map((workflow) => `    ${demo.workflowUrl(workflow.example)}  ${workflow.name}${workflow.active ? '  [active]' : ''}`),
+		...demo.workflows.map(
+			(workflow) =>
+				`    ${demo.workflowUrl(workflow.example)}  ${workflow.name}${workflow.active ? '  [active]' : ''}`,
+		),
 		'',
 		`  Credential   "${CREDENTIAL.name}" (Overview > Credentials), pointing at the sandbox`,
 		`  Sandbox      ${sandbox.baseUrl}  API key: ${SANDBOX_API_KEY}`,

@@ -8,7 +8,15 @@
 // The cache folder is ~/.cache/n8n-nodes-voice-agent/n8n-runtime-<key> unless VOICE_AGENT_N8N_CACHE
 // names another parent folder. Nothing is written into the repository.
 
-import { CACHE_ENV, PINS, cacheRoot, ensureRuntime, runtimeDir, runtimeKey, runtimePaths } from './lib/n8n-runtime.mjs';
+import {
+	CACHE_ENV,
+	PINS,
+	cacheRoot,
+	ensureRuntime,
+	runtimeDir,
+	runtimeKey,
+	runtimePaths,
+} from './lib/n8n-runtime.mjs';
 
 const [command, ...rest] = process.argv.slice(2);
 
@@ -34,7 +42,19 @@ async function main() {
 			}
 		}
 		case 'pins':
-			console.log(JSON.stringify({ pins: PINS, key: runtimeKey(), cacheRoot: cacheRoot(), dir: runtimeDir(), cacheEnv: CACHE_ENV }, null, 2));
+			console.log(
+				JSON.stringify(
+					{
+						pins: PINS,
+						key: runtimeKey(),
+						cacheRoot: cacheRoot(),
+						dir: runtimeDir(),
+						cacheEnv: CACHE_ENV,
+					},
+					null,
+					2,
+				),
+			);
 			return 0;
 		default:
 			console.error('usage: node scripts/n8n-runtime.mjs <install [--force] | path | pins>');

@@ -14,7 +14,10 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const work = mkdtempSync(path.join(tmpdir(), 'voice-agent-scan-'));
 
 try {
-	execFileSync('npm', ['pack', '--silent', '--pack-destination', work], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+	execFileSync('npm', ['pack', '--silent', '--pack-destination', work], {
+		cwd: root,
+		stdio: ['ignore', 'ignore', 'inherit'],
+	});
 	const tarball = readdirSync(work).find((name) => name.endsWith('.tgz'));
 	if (!tarball) throw new Error('npm pack produced no tarball');
 	execFileSync('tar', ['-xzf', path.join(work, tarball), '-C', work]);

@@ -42,7 +42,9 @@ const saved = [];
 
 function checkChromium() {
 	if (!fs.existsSync(CHROMIUM)) {
-		throw new Error(`no Chromium at ${CHROMIUM}: install it with \`apt-get update && apt-get install -y chromium\``);
+		throw new Error(
+			`no Chromium at ${CHROMIUM}: install it with \`apt-get update && apt-get install -y chromium\``,
+		);
 	}
 }
 
@@ -70,9 +72,12 @@ async function launchBrowser() {
 async function clearOverlays(page) {
 	const errors = page.locator('.el-notification--error:visible');
 	if (await errors.count()) {
-		throw new Error(`n8n shows an error: ${(await page.locator('.el-notification:visible').first().innerText()).trim()}`);
+		throw new Error(
+			`n8n shows an error: ${(await page.locator('.el-notification:visible').first().innerText()).trim()}`,
+		);
 	}
-	const closers = '.el-dialog:visible .el-dialog__headerbtn, .el-notification:visible .el-notification__closeBtn, [data-test-id="suggested-actions-close"]:visible';
+	const closers =
+		'.el-dialog:visible .el-dialog__headerbtn, .el-notification:visible .el-notification__closeBtn, [data-test-id="suggested-actions-close"]:visible';
 	for (const close of await page.locator(closers).all()) {
 		await close.click().catch(() => {});
 	}
@@ -106,7 +111,8 @@ async function openWorkflow(page, url) {
 	await clearOverlays(page);
 }
 
-const canvasNode = (page, name) => page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
+const canvasNode = (page, name) =>
+	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
 
 async function openNode(page, name) {
 	await canvasNode(page, name).dblclick();
@@ -128,22 +134,40 @@ async function exportWorkflowShots(page, demo) {
 	await openWorkflow(page, demo.workflowUrl(EXPORT_EXAMPLE));
 	await openNode(page, VOICE_AGENT_NODE);
 	await page.locator('[data-test-id="parameter-input-includeTranscripts"]').waitFor();
-	await shoot(page, 'voice-agent-node-parameters', 'Voice Agent node, Call > Get Many, Return All, Options > Include Transcripts');
+	await shoot(
+		page,
+		'voice-agent-node-parameters',
+		'Voice Agent node, Call > Get Many, Return All, Options > Include Transcripts',
+	);
 	await closeNode(page);
 
 	// Run it from the manual trigger, as a user clicks "Execute workflow" on "Run now".
 	await page.locator('[data-test-id="execute-workflow-button-Run now"]').click({ force: true });
-	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(EXPORT_EXAMPLE).id, { count: 1, timeoutMs: 60_000 });
+	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(EXPORT_EXAMPLE).id, {
+		count: 1,
+		timeoutMs: 60_000,
+	});
 	if (run.status !== 'success') throw new Error(`the export example's run ended ${run.status}`);
-	await page.locator('[data-test-id="edge-label"]', { hasText: /\d+ items?/ }).first().waitFor();
+	await page
+		.locator('[data-test-id="edge-label"]', { hasText: /\d+ items?/ })
+		.first()
+		.waitFor();
 	await page.waitForTimeout(1000); // the canvas finishes drawing the run's state
-	await shoot(page, 'workflow-export-call-transcripts', 'the export example after a run: Voice Agent node listed the calls, one row each, CSV file');
+	await shoot(
+		page,
+		'workflow-export-call-transcripts',
+		'the export example after a run: Voice Agent node listed the calls, one row each, CSV file',
+	);
 
 	await openNode(page, VOICE_AGENT_NODE);
 	const output = page.locator('[data-test-id="output-panel"]');
 	await output.locator('[data-test-id="radio-button-json"]').click();
 	await output.getByText('"transcript"').first().waitFor();
-	await shoot(page, 'voice-agent-node-output', 'Voice Agent node output after the run: every call with its transcript (JSON view)');
+	await shoot(
+		page,
+		'voice-agent-node-output',
+		'Voice Agent node output after the run: every call with its transcript (JSON view)',
+	);
 	await closeNode(page);
 }
 
@@ -152,7 +176,11 @@ async function triggerPanelShot(page, demo) {
 	await openWorkflow(page, demo.workflowUrl(TRIGGER_EXAMPLE));
 	await openNode(page, TRIGGER_NODE);
 	await page.locator('[data-test-id="resource-locator-agent"]').waitFor();
-	await shoot(page, 'voice-agent-trigger-parameters', 'Voice Agent Trigger: agent from the list, events, respond, options');
+	await shoot(
+		page,
+		'voice-agent-trigger-parameters',
+		'Voice Agent Trigger: agent from the list, events, respond, options',
+	);
 	await closeNode(page);
 }
 
@@ -168,14 +196,22 @@ async function placeCall(demo) {
 /** (e) the call placed before has ended: the active trigger workflow ran; its execution, node opened. */
 async function triggerExecutionShot(page, demo) {
 	const workflow = demo.workflow(TRIGGER_EXAMPLE);
-	const [execution] = await demo.server.rest.waitForExecutions(workflow.id, { count: 1, timeoutMs: 60_000 });
-	if (execution.status !== 'success') throw new Error(`the trigger example's run ended ${execution.status}`);
+	const [execution] = await demo.server.rest.waitForExecutions(workflow.id, {
+		count: 1,
+		timeoutMs: 60_000,
+	});
+	if (execution.status !== 'success')
+		throw new Error(`the trigger example's run ended ${execution.status}`);
 	await page.goto(`${demo.editorUrl}/workflow/${workflow.id}/executions/${execution.id}`);
 	await canvasNode(page, 'Transcript for the CRM').waitFor();
 	await page.waitForLoadState('networkidle');
 	await clearOverlays(page);
 	await openNode(page, 'Transcript for the CRM');
-	await shoot(page, 'voice-agent-trigger-execution', `a call of "${demo.triggerAgent.name}" ended: the trigger's item (with the transcript) and the CRM row`);
+	await shoot(
+		page,
+		'voice-agent-trigger-execution',
+		`a call of "${demo.triggerAgent.name}" ended: the trigger's item (with the transcript) and the CRM row`,
+	);
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -189,13 +225,15 @@ async function main() {
 		await browser?.close();
 		await demo.stop();
 	};
-	for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => void stop().finally(() => process.exit(130)));
+	for (const signal of ['SIGINT', 'SIGTERM'])
+		process.once(signal, () => void stop().finally(() => process.exit(130)));
 	try {
 		// Free ports: an `npm run demo` may be running on the usual ones.
 		await demo.start({ log, n8nPort: 0, sandboxPort: 0 });
 		browser = await launchBrowser();
 		const { page } = browser;
-		if (!demo.workflow(TRIGGER_EXAMPLE).active) throw new Error('the trigger example could not be activated');
+		if (!demo.workflow(TRIGGER_EXAMPLE).active)
+			throw new Error('the trigger example could not be activated');
 		await logIn(page, demo.editorUrl, demo.owner);
 		await exportWorkflowShots(page, demo);
 		await placeCall(demo); // after the export: its output shows the seeded, ended calls only

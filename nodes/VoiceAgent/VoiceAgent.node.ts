@@ -1,4 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, INodeType, INodeTypeDescription } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import * as agent from './actions/agent/Agent.resource';
@@ -10,7 +15,10 @@ export class VoiceAgent implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Voice Agent',
 		name: 'voiceAgent',
-		icon: { light: 'file:../../icons/voiceAgent.svg', dark: 'file:../../icons/voiceAgent.dark.svg' },
+		icon: {
+			light: 'file:../../icons/voiceAgent.svg',
+			dark: 'file:../../icons/voiceAgent.dark.svg',
+		},
 		group: ['transform'],
 		version: 1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',

@@ -16,11 +16,15 @@ export class VoiceAgentTrigger implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Voice Agent Trigger',
 		name: 'voiceAgentTrigger',
-		icon: { light: 'file:../../icons/voiceAgent.svg', dark: 'file:../../icons/voiceAgent.dark.svg' },
+		icon: {
+			light: 'file:../../icons/voiceAgent.svg',
+			dark: 'file:../../icons/voiceAgent.dark.svg',
+		},
 		group: ['trigger'],
 		version: 1,
 		subtitle: '={{$parameter["events"].join(", ")}}',
-		description: 'Starts the workflow when a voice agent\'s call starts or ends, or when the agent calls a tool',
+		description:
+			"Starts the workflow when a voice agent's call starts or ends, or when the agent calls a tool",
 		defaults: { name: 'Voice Agent Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -51,7 +55,11 @@ export class VoiceAgentTrigger implements INodeType {
 				type: 'multiOptions',
 				required: true,
 				options: [
-					{ name: 'Call Ended', value: 'call_ended', description: 'A call has ended, with its transcript' },
+					{
+						name: 'Call Ended',
+						value: 'call_ended',
+						description: 'A call has ended, with its transcript',
+					},
 					{ name: 'Call Started', value: 'call_started', description: 'A call has started' },
 					{
 						name: 'Tool Call',

@@ -17,10 +17,16 @@ function isAuthentic(context: IWebhookFunctions): boolean {
 	const given = context.getQueryData() as IDataObject;
 	const token = given[SECRET_PARAMETER];
 	if (typeof token !== 'string' || token === '') return false;
-	return Object.values(registrations(context)).some((registration) => sameSecret(token, registration.secret));
+	return Object.values(registrations(context)).some((registration) =>
+		sameSecret(token, registration.secret),
+	);
 }
 
-function answer(context: IWebhookFunctions, status: number, body: IDataObject): IWebhookResponseData {
+function answer(
+	context: IWebhookFunctions,
+	status: number,
+	body: IDataObject,
+): IWebhookResponseData {
 	const response = context.getResponseObject();
 	response.status(status).json(body);
 	return { noWebhookResponse: true };

@@ -19,7 +19,9 @@ export interface Registration extends IDataObject {
 type RegistrationStore = Record<string, Registration>;
 
 /** Registrations by this trigger's webhook URL, in the node's static data (saved with the workflow). */
-export function registrations(context: { getWorkflowStaticData(type: string): IDataObject }): RegistrationStore {
+export function registrations(context: {
+	getWorkflowStaticData(type: string): IDataObject;
+}): RegistrationStore {
 	const staticData = context.getWorkflowStaticData('node');
 	staticData.registrations ??= {};
 	return staticData.registrations as RegistrationStore;
@@ -34,13 +36,20 @@ function webhookUrl(context: IHookFunctions): string {
 function agentIdOf(context: IHookFunctions): string {
 	const id = context.getNodeParameter('agent', '', { extractValue: true });
 	if (typeof id !== 'string' || id.trim() === '') {
-		throw new NodeOperationError(context.getNode(), 'Agent must not be empty: choose the agent whose events start this workflow');
+		throw new NodeOperationError(
+			context.getNode(),
+			'Agent must not be empty: choose the agent whose events start this workflow',
+		);
 	}
 	return id.trim();
 }
 
 /** The agent, or undefined when it no longer exists. */
-async function fetchAgent(context: IHookFunctions, id: string, missingIsError: boolean): Promise<Agent | undefined> {
+async function fetchAgent(
+	context: IHookFunctions,
+	id: string,
+	missingIsError: boolean,
+): Promise<Agent | undefined> {
 	try {
 		return await voiceAgentApiRequest<Agent>(context, {
 			method: 'GET',
@@ -50,13 +59,18 @@ async function fetchAgent(context: IHookFunctions, id: string, missingIsError: b
 			notFound: `Agent "${id}"`,
 		});
 	} catch (error) {
-		if (!missingIsError && error instanceof NodeApiError && error.httpCode === '404') return undefined;
+		if (!missingIsError && error instanceof NodeApiError && error.httpCode === '404')
+			return undefined;
 		throw new NodeApiError(context.getNode(), error as JsonObject);
 	}
 }
 
 /** Only one field is sent, so the upsert leaves the rest of the agent as it is. */
-async function setAgentWebhook(context: IHookFunctions, agent: Agent, webhook: string): Promise<void> {
+async function setAgentWebhook(
+	context: IHookFunctions,
+	agent: Agent,
+	webhook: string,
+): Promise<void> {
 	await voiceAgentApiRequest<Agent>(context, {
 		method: 'POST',
 		path: '/agent',

@@ -67,14 +67,22 @@ export async function choosePort(preferred) {
 
 /** An owner for a fresh n8n: the password has 8-64 characters, a digit and an upper-case letter. */
 export function demoOwner(email = 'demo@example.com') {
-	return { email, firstName: 'Demo', lastName: 'User', password: `Demo-${randomBytes(4).toString('hex')}-7Q` };
+	return {
+		email,
+		firstName: 'Demo',
+		lastName: 'User',
+		password: `Demo-${randomBytes(4).toString('hex')}-7Q`,
+	};
 }
 
 /** `npm pack` of this repository into a new temp folder: `{ dir, tarball }` (dist/ must be built). */
 export async function packPackage() {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-agent-pack-'));
 	try {
-		await promisify(execFile)('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: ROOT, env: cleanNpmEnv() });
+		await promisify(execFile)('npm', ['pack', '--silent', '--pack-destination', dir], {
+			cwd: ROOT,
+			env: cleanNpmEnv(),
+		});
 		const file = fs.readdirSync(dir).find((name) => name.endsWith('.tgz'));
 		if (!file) throw new Error('npm pack wrote no tarball');
 		return { dir, tarball: path.join(dir, file) };
@@ -87,8 +95,13 @@ export async function packPackage() {
 /** Every file package.json's `n8n` section names must be in the installed package (a half-built dist/ is not). */
 function checkInstalledFiles(installedDir) {
 	const pkg = JSON.parse(fs.readFileSync(path.join(installedDir, 'package.json'), 'utf8'));
-	const missing = [...pkg.n8n.nodes, ...pkg.n8n.credentials].filter((file) => !fs.existsSync(path.join(installedDir, file)));
-	if (missing.length) throw new Error(`the packed package lacks ${missing.join(', ')}: run \`npm run build\` and try again`);
+	const missing = [...pkg.n8n.nodes, ...pkg.n8n.credentials].filter(
+		(file) => !fs.existsSync(path.join(installedDir, file)),
+	);
+	if (missing.length)
+		throw new Error(
+			`the packed package lacks ${missing.join(', ')}: run \`npm run build\` and try again`,
+		);
 }
 
 /** The sandbox with seeded agents and calls on the preferred port, or a free one when that is taken. */
@@ -109,7 +122,8 @@ export async function sandboxApi(sandbox, method, urlPath, body) {
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	const text = await response.text();
-	if (!response.ok) throw new Error(`sandbox ${method} ${urlPath} answered ${response.status}: ${text}`);
+	if (!response.ok)
+		throw new Error(`sandbox ${method} ${urlPath} answered ${response.status}: ${text}`);
 	return text ? JSON.parse(text) : null;
 }
 
@@ -200,22 +214,30 @@ class Demo {
 		this.owner = owner;
 		const started = Date.now();
 
-		await this.step('pinned n8n runtime', () => ensureRuntime({ log: (line) => log(`  [n8n-runtime] ${line}`) }));
+		await this.step('pinned n8n runtime', () =>
+			ensureRuntime({ log: (line) => log(`  [n8n-runtime] ${line}`) }),
+		);
 		this.pack = await this.step('npm pack', () => packPackage());
 		this.userFolder = createUserFolder({ prefix: 'voice-agent-demo-' });
 		log(`n8n user folder: ${this.userFolder}`);
-		const installed = await this.step('install the package into <user folder>/.n8n/nodes', async () => {
-			const result = await installPackageTarball(this.userFolder, this.pack.tarball);
-			checkInstalledFiles(result.dir);
-			return result;
-		});
+		const installed = await this.step(
+			'install the package into <user folder>/.n8n/nodes',
+			async () => {
+				const result = await installPackageTarball(this.userFolder, this.pack.tarball);
+				checkInstalledFiles(result.dir);
+				return result;
+			},
+		);
 		this.packageVersion = `${installed.name}@${installed.version}`;
 		fs.rmSync(this.pack.dir, { recursive: true, force: true }); // installed: the tarball is not needed any more
 		this.pack = undefined;
 
-		const { sandbox, fallback } = await this.step('sandbox', () => startSeededSandbox({ port: sandboxPort, agents, calls }));
+		const { sandbox, fallback } = await this.step('sandbox', () =>
+			startSeededSandbox({ port: sandboxPort, agents, calls }),
+		);
 		this.sandbox = sandbox;
-		if (fallback) this.warn(`port ${sandboxPort} is taken: the sandbox listens on ${sandbox.port} instead`);
+		if (fallback)
+			this.warn(`port ${sandboxPort} is taken: the sandbox listens on ${sandbox.port} instead`);
 		this.triggerAgent = await this.pickTriggerAgent();
 
 		await this.step('import the credential and the example workflows', () => this.importData());
@@ -246,7 +268,11 @@ class Demo {
 
 	async importData() {
 		await importCredentials(this.userFolder, [
-			{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: SANDBOX_API_KEY, baseUrl: this.sandbox.baseUrl } },
+			{
+				...CREDENTIAL,
+				type: 'voiceAgentApi',
+				data: { apiKey: SANDBOX_API_KEY, baseUrl: this.sandbox.baseUrl },
+			},
 		]);
 		const workflows = demoWorkflows(this.triggerAgent);
 		const ids = await importWorkflows(this.userFolder, workflows);
@@ -270,7 +296,9 @@ class Demo {
 	async activateTriggerExample() {
 		const workflow = this.workflow(TRIGGER_EXAMPLE);
 		try {
-			await this.step(`activate "${workflow.name}"`, () => this.server.rest.activateWorkflow(workflow.id));
+			await this.step(`activate "${workflow.name}"`, () =>
+				this.server.rest.activateWorkflow(workflow.id),
+			);
 			workflow.active = true;
 		} catch (error) {
 			this.warn(`could not activate "${workflow.name}": ${error.message}`);
@@ -283,7 +311,9 @@ class Demo {
 	 */
 	async stop() {
 		this.stopping = true;
-		this.stopChain = (this.stopChain ?? Promise.resolve()).catch(() => {}).then(() => this.stopAll());
+		this.stopChain = (this.stopChain ?? Promise.resolve())
+			.catch(() => {})
+			.then(() => this.stopAll());
 		return await this.stopChain;
 	}
 

@@ -89,7 +89,11 @@ export function readTarballPackageJson(tarballPath) {
 	while (off + 512 <= buf.length) {
 		const header = buf.subarray(off, off + 512);
 		if (header.every((b) => b === 0)) break;
-		const field = (s, n) => header.subarray(s, s + n).toString('utf8').replace(/\0.*$/s, '');
+		const field = (s, n) =>
+			header
+				.subarray(s, s + n)
+				.toString('utf8')
+				.replace(/\0.*$/s, '');
 		let name = field(0, 100);
 		const prefix = field(345, 155);
 		if (prefix) name = `${prefix}/${name}`;
@@ -142,22 +146,37 @@ export async function installPackageTarball(userFolder, tarballPath) {
 	const tarball = path.resolve(tarballPath);
 	const pkg = readTarballPackageJson(tarball);
 	if (!/^(@[^/]+\/)?n8n-nodes-/.test(pkg.name)) {
-		throw new Error(`n8n only loads community packages named n8n-nodes-* or @scope/n8n-nodes-*; got "${pkg.name}"`);
+		throw new Error(
+			`n8n only loads community packages named n8n-nodes-* or @scope/n8n-nodes-*; got "${pkg.name}"`,
+		);
 	}
 	const nodesDir = path.join(userFolder, '.n8n', 'nodes');
 	fs.mkdirSync(nodesDir, { recursive: true });
 	const pj = path.join(nodesDir, 'package.json');
 	if (!fs.existsSync(pj)) {
-		fs.writeFileSync(pj, `${JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2)}\n`);
+		fs.writeFileSync(
+			pj,
+			`${JSON.stringify({ name: 'installed-nodes', private: true, dependencies: {} }, null, 2)}\n`,
+		);
 	}
 	const r = await runCommand(
 		process.platform === 'win32' ? 'npm.cmd' : 'npm',
-		['install', '--legacy-peer-deps', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', tarball],
+		[
+			'install',
+			'--legacy-peer-deps',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--prefer-offline',
+			tarball,
+		],
 		{ cwd: nodesDir, env: cleanNpmEnv() },
 	);
 	const dir = path.join(nodesDir, 'node_modules', pkg.name);
 	if (r.code !== 0 || !fs.existsSync(path.join(dir, 'package.json'))) {
-		throw new Error(`npm install of ${tarball} into ${nodesDir} failed (exit ${r.code}):\n${tail(r.out)}`);
+		throw new Error(
+			`npm install of ${tarball} into ${nodesDir} failed (exit ${r.code}):\n${tail(r.out)}`,
+		);
 	}
 	return { name: pkg.name, version: pkg.version, dir, nodeTypePrefix: `${pkg.name}.` };
 }
@@ -253,7 +272,11 @@ export function extractRunJson(output) {
  * process's output is in stdout/stderr either way.
  * @returns {Promise<{ ok: boolean, run: object | undefined, code: number|null, stdout: string, stderr: string, ms: number }>}
  */
-export async function executeWorkflowDetailed(userFolder, workflowId, { env, timeoutMs = 180000 } = {}) {
+export async function executeWorkflowDetailed(
+	userFolder,
+	workflowId,
+	{ env, timeoutMs = 180000 } = {},
+) {
 	// At info level n8n also prints the run of a failed execution; the JSON is found among the logs.
 	const r = await runN8n(['execute', `--id=${workflowId}`, '--rawOutput'], {
 		userFolder,
@@ -262,7 +285,15 @@ export async function executeWorkflowDetailed(userFolder, workflowId, { env, tim
 	});
 	const run = extractRunJson(r.stdout) ?? extractRunJson(`${r.stdout}\n${r.stderr}`);
 	const ok = r.code === 0 && Boolean(run) && !run.data.resultData.error;
-	return { ok, run, code: r.code, stdout: r.stdout, stderr: r.stderr, ms: r.ms, timedOut: r.timedOut };
+	return {
+		ok,
+		run,
+		code: r.code,
+		stdout: r.stdout,
+		stderr: r.stderr,
+		ms: r.ms,
+		timedOut: r.timedOut,
+	};
 }
 
 /**
@@ -284,7 +315,10 @@ export async function executeWorkflow(userFolder, workflowId, options = {}) {
 export function nodeOutput(run, nodeName, { runIndex = 0, output = 0 } = {}) {
 	const runData = run?.data?.resultData?.runData ?? {};
 	const nodeRuns = runData[nodeName];
-	if (!nodeRuns) throw new Error(`node "${nodeName}" did not run; nodes that ran: ${Object.keys(runData).join(', ') || 'none'}`);
+	if (!nodeRuns)
+		throw new Error(
+			`node "${nodeName}" did not run; nodes that ran: ${Object.keys(runData).join(', ') || 'none'}`,
+		);
 	const r = nodeRuns[runIndex];
 	if (r?.error) throw new Error(`node "${nodeName}" failed: ${r.error.message}`);
 	return (r?.data?.main?.[output] ?? []).map((item) => item.json);
@@ -404,7 +438,8 @@ export async function startN8nServer(userFolder, { port, env = {}, timeoutMs = 1
 		/** The production URL of a Webhook node's path. */
 		webhookUrl: (webhookPath) => `${url}/webhook/${String(webhookPath).replace(/^\//, '')}`,
 		/** The test URL (works while the editor listens for a test event; rarely useful headless). */
-		webhookTestUrl: (webhookPath) => `${url}/webhook-test/${String(webhookPath).replace(/^\//, '')}`,
+		webhookTestUrl: (webhookPath) =>
+			`${url}/webhook-test/${String(webhookPath).replace(/^\//, '')}`,
 		/** Sets up the owner (first call on a folder) and logs in; returns the owner user. */
 		async setupOwnerAndLogin(user = {}) {
 			const owner = {

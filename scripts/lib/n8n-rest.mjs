@@ -30,7 +30,8 @@ export class N8nRestClient {
 
 	async request(method, urlPath, body, { expectStatus, raw = false, timeoutMs = 30000 } = {}) {
 		const headers = { accept: 'application/json', 'browser-id': this.browserId };
-		if (this.cookies.size) headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+		if (this.cookies.size)
+			headers.cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
 		if (body !== undefined) headers['content-type'] = 'application/json';
 		const res = await fetch(`${this.baseUrl}${urlPath}`, {
 			method,
@@ -64,7 +65,12 @@ export class N8nRestClient {
 
 	/** POST /rest/owner/setup: makes the instance's owner (only once per folder); also logs in. */
 	async setupOwner({ email, firstName = 'E2E', lastName = 'Owner', password }) {
-		return await this.request('POST', '/rest/owner/setup', { email, firstName, lastName, password });
+		return await this.request('POST', '/rest/owner/setup', {
+			email,
+			firstName,
+			lastName,
+			password,
+		});
 	}
 
 	/** POST /rest/login with { emailOrLdapLoginId, password }; keeps the n8n-auth cookie. */
@@ -82,7 +88,10 @@ export class N8nRestClient {
 	 * pendingVersionId, triggers: [{ nodeId, status, errorMessage }] }`.
 	 */
 	async getPublicationStatus(id) {
-		return await this.request('GET', `/rest/workflows/${encodeURIComponent(id)}/publication-status`);
+		return await this.request(
+			'GET',
+			`/rest/workflows/${encodeURIComponent(id)}/publication-status`,
+		);
 	}
 
 	/**
@@ -97,13 +106,19 @@ export class N8nRestClient {
 			if (published && st.status === 'published') return st;
 			if (!published && st.status === 'not_published') return st;
 			if (published && (st.status === 'failed' || st.status === 'partial')) {
-				const errs = st.triggers.filter((t) => t.status === 'failed').map((t) => `${t.nodeId}: ${t.errorMessage}`);
-				const err = new Error(`activating workflow ${id} failed (${st.status}): ${errs.join('; ')}`);
+				const errs = st.triggers
+					.filter((t) => t.status === 'failed')
+					.map((t) => `${t.nodeId}: ${t.errorMessage}`);
+				const err = new Error(
+					`activating workflow ${id} failed (${st.status}): ${errs.join('; ')}`,
+				);
 				err.publication = st;
 				throw err;
 			}
 			if (Date.now() > deadline) {
-				throw new Error(`workflow ${id} did not become ${published ? 'published' : 'unpublished'} in ${timeoutMs} ms: ${JSON.stringify(st)}`);
+				throw new Error(
+					`workflow ${id} did not become ${published ? 'published' : 'unpublished'} in ${timeoutMs} ms: ${JSON.stringify(st)}`,
+				);
 			}
 			await sleep(intervalMs);
 		}
@@ -117,7 +132,9 @@ export class N8nRestClient {
 	 */
 	async activateWorkflow(id, { versionId, wait = true, timeoutMs } = {}) {
 		const vid = versionId ?? (await this.getWorkflow(id)).versionId;
-		const wf = await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/activate`, { versionId: vid });
+		const wf = await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/activate`, {
+			versionId: vid,
+		});
 		if (wait) await this.waitForPublication(id, { published: true, timeoutMs });
 		return wf;
 	}
@@ -127,7 +144,11 @@ export class N8nRestClient {
 	 * `delete` method runs here). By default waits until that has happened.
 	 */
 	async deactivateWorkflow(id, { wait = true, timeoutMs } = {}) {
-		const wf = await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/deactivate`, {});
+		const wf = await this.request(
+			'POST',
+			`/rest/workflows/${encodeURIComponent(id)}/deactivate`,
+			{},
+		);
 		if (wait) await this.waitForPublication(id, { published: false, timeoutMs });
 		return wf;
 	}

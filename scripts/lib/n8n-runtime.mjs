@@ -37,7 +37,14 @@ export const CACHE_ENV = 'VOICE_AGENT_N8N_CACHE';
 
 export function runtimeKey() {
 	const hash = createHash('sha256')
-		.update(JSON.stringify({ ...PINS, layout: LAYOUT_VERSION, platform: process.platform, arch: process.arch }))
+		.update(
+			JSON.stringify({
+				...PINS,
+				layout: LAYOUT_VERSION,
+				platform: process.platform,
+				arch: process.arch,
+			}),
+		)
 		.digest('hex')
 		.slice(0, 10);
 	return `n8n-${PINS.n8n}-node-${PINS.node}-${hash}`;
@@ -79,10 +86,7 @@ function readMarker(p) {
 function isComplete(p) {
 	const marker = readMarker(p);
 	return Boolean(
-		marker &&
-			marker.key === runtimeKey() &&
-			fs.existsSync(p.node) &&
-			fs.existsSync(p.n8n),
+		marker && marker.key === runtimeKey() && fs.existsSync(p.node) && fs.existsSync(p.n8n),
 	);
 }
 
@@ -132,7 +136,8 @@ function countDir(dir) {
 // npm settings passed through from the caller's environment: where and how to reach the registry.
 // Everything else that `npm run` puts into the environment (ignore_scripts from the project's
 // .npmrc, save, omit, ...) would change what gets installed here, so it is dropped.
-const NPM_ENV_KEEP = /^npm_config_(registry|@[^:]+:registry|_auth|_authtoken|\/\/.*|always_auth|proxy|https_proxy|http_proxy|noproxy|no_proxy|cafile|ca|cert|key|strict_ssl|cache|userconfig|globalconfig|prefer_offline|offline|fetch_[a-z_]+|maxsockets|local_address)$/i;
+const NPM_ENV_KEEP =
+	/^npm_config_(registry|@[^:]+:registry|_auth|_authtoken|\/\/.*|always_auth|proxy|https_proxy|http_proxy|noproxy|no_proxy|cafile|ca|cert|key|strict_ssl|cache|userconfig|globalconfig|prefer_offline|offline|fetch_[a-z_]+|maxsockets|local_address)$/i;
 
 /** Environment for npm processes run by the harness and the install: registry settings kept, the rest dropped. */
 export function cleanNpmEnv(extra = {}) {
@@ -187,7 +192,12 @@ function runNpmLogged(args, { cwd, env, log, label, logStream, heartbeat }) {
 		});
 		child.on('close', (code, signal) => {
 			clearInterval(timer);
-			resolve({ code: code ?? 1, signal, tail: lines.slice(-25).join('\n'), ms: Date.now() - started });
+			resolve({
+				code: code ?? 1,
+				signal,
+				tail: lines.slice(-25).join('\n'),
+				ms: Date.now() - started,
+			});
 		});
 	});
 }
@@ -249,10 +259,13 @@ function withLock(root, key, fn) {
 		let announced = false;
 		while (!tryTake()) {
 			if (!announced) {
-				process.stderr.write(`[n8n-runtime] another process is installing into the cache; waiting (${lockDir})\n`);
+				process.stderr.write(
+					`[n8n-runtime] another process is installing into the cache; waiting (${lockDir})\n`,
+				);
 				announced = true;
 			}
-			if (Date.now() > deadline) throw new Error(`timed out waiting for the install lock ${lockDir}`);
+			if (Date.now() > deadline)
+				throw new Error(`timed out waiting for the install lock ${lockDir}`);
 			await new Promise((r) => setTimeout(r, 2000));
 		}
 		try {
@@ -279,7 +292,10 @@ function check(cmd, args, opts) {
  * @param {{ log?: (line: string) => void, force?: boolean }} [options]
  * @returns {Promise<ReturnType<typeof runtimePaths> & { installed: boolean, timings: Record<string, number> }>}
  */
-export async function ensureRuntime({ log = (l) => process.stderr.write(`[n8n-runtime] ${l}\n`), force = false } = {}) {
+export async function ensureRuntime({
+	log = (l) => process.stderr.write(`[n8n-runtime] ${l}\n`),
+	force = false,
+} = {}) {
 	const p = pathsIn(runtimeDir());
 	if (!force && isComplete(p)) {
 		return { ...runtimePaths(), installed: false, timings: {} };
@@ -295,7 +311,9 @@ export async function ensureRuntime({ log = (l) => process.stderr.write(`[n8n-ru
 			fs.rmSync(p.dir, { recursive: true, force: true });
 		}
 		fs.mkdirSync(p.dir, { recursive: true });
-		log(`installing n8n ${PINS.n8n} with Node ${PINS.node} into ${p.dir} (takes several minutes, about 3 GB)`);
+		log(
+			`installing n8n ${PINS.n8n} with Node ${PINS.node} into ${p.dir} (takes several minutes, about 3 GB)`,
+		);
 		log(`full npm output: ${p.log}`);
 		const logStream = fs.createWriteStream(p.log, { flags: 'a' });
 		const fail = (what, detail) => {
@@ -308,24 +326,46 @@ export async function ensureRuntime({ log = (l) => process.stderr.write(`[n8n-ru
 
 		try {
 			// 0. Old runtimes from other pins: leave them, but mention them so disk use is visible.
-			const others = countDir(root) ? fs.readdirSync(root).filter((n) => n.startsWith('n8n-runtime-') && path.join(root, n) !== p.dir) : [];
-			if (others.length) log(`other runtime folders in ${root} (safe to delete): ${others.join(', ')}`);
+			const others = countDir(root)
+				? fs
+						.readdirSync(root)
+						.filter((n) => n.startsWith('n8n-runtime-') && path.join(root, n) !== p.dir)
+				: [];
+			if (others.length)
+				log(`other runtime folders in ${root} (safe to delete): ${others.join(', ')}`);
 
 			// 1. Registry reachable and the pinned versions present.
 			const pre = Date.now();
-			const registry = check(npmCommand(), ['config', 'get', 'registry'], { cwd: p.dir, env: npmEnv(p) }).stdout.split('\n').pop();
-			log(`checking the registry (${registry}) has n8n@${PINS.n8n} and ${PINS.nodePackage}@${PINS.node} ...`);
+			const registry = check(npmCommand(), ['config', 'get', 'registry'], {
+				cwd: p.dir,
+				env: npmEnv(p),
+			})
+				.stdout.split('\n')
+				.pop();
+			log(
+				`checking the registry (${registry}) has n8n@${PINS.n8n} and ${PINS.nodePackage}@${PINS.node} ...`,
+			);
 			for (const spec of [`n8n@${PINS.n8n}`, `${PINS.nodePackage}@${PINS.node}`]) {
 				const probe = check(
 					npmCommand(),
-					['view', spec, 'version', '--json', '--fetch-retries=1', '--fetch-retry-mintimeout=2000', '--fetch-retry-maxtimeout=5000'],
+					[
+						'view',
+						spec,
+						'version',
+						'--json',
+						'--fetch-retries=1',
+						'--fetch-retry-mintimeout=2000',
+						'--fetch-retry-maxtimeout=5000',
+					],
 					{ cwd: p.dir, env: npmEnv(p) },
 				);
 				logStream.write(`\n$ npm view ${spec} version\n${probe.out}\n`);
 				const diagnosis = diagnoseNpmFailure(probe.out);
 				if (!probe.ok || !probe.stdout.includes(spec.split('@').pop())) {
 					throw fail(
-						diagnosis === 'npm failed' ? `the registry (${registry}) did not return ${spec}` : `${diagnosis}; registry: ${registry}, looking up ${spec}`,
+						diagnosis === 'npm failed'
+							? `the registry (${registry}) did not return ${spec}`
+							: `${diagnosis}; registry: ${registry}, looking up ${spec}`,
 						probe.out.split('\n').slice(-10).join('\n'),
 					);
 				}
@@ -336,7 +376,8 @@ export async function ensureRuntime({ log = (l) => process.stderr.write(`[n8n-ru
 			const pkg = {
 				name: 'voice-agent-n8n-runtime',
 				private: true,
-				description: 'Pinned n8n runtime for n8n-nodes-voice-agent e2e tests; generated by scripts/lib/n8n-runtime.mjs',
+				description:
+					'Pinned n8n runtime for n8n-nodes-voice-agent e2e tests; generated by scripts/lib/n8n-runtime.mjs',
 				dependencies: { n8n: PINS.n8n, [PINS.nodePackage]: PINS.node },
 				overrides: { ...PINS.overrides },
 			};
@@ -361,7 +402,8 @@ export async function ensureRuntime({ log = (l) => process.stderr.write(`[n8n-ru
 			timings.install = inst.ms;
 			if (inst.code !== 0) throw fail(diagnoseNpmFailure(inst.tail), inst.tail);
 			log(`npm install done in ${fmtSecs(inst.ms)}`);
-			if (!fs.existsSync(p.node)) throw fail(`the Node ${PINS.node} binary is missing at ${p.node}`);
+			if (!fs.existsSync(p.node))
+				throw fail(`the Node ${PINS.node} binary is missing at ${p.node}`);
 			if (!fs.existsSync(p.n8n)) throw fail(`the n8n entry point is missing at ${p.n8n}`);
 			const nodeV = check(p.node, ['--version']);
 			if (!nodeV.ok || nodeV.out !== `v${PINS.node}`) {
@@ -375,21 +417,29 @@ export async function ensureRuntime({ log = (l) => process.stderr.write(`[n8n-ru
 				// Install scripts run with the first `node` on PATH: make that Node 24.
 				PATH: `${path.dirname(p.node)}${path.delimiter}${process.env.PATH || ''}`,
 			});
-			const reb = await runNpmLogged(['rebuild', '--ignore-scripts=false', '--foreground-scripts', ...PINS.rebuild], {
-				cwd: p.dir,
-				env: rebuildEnv,
-				log,
-				label: 'npm rebuild',
-				logStream,
-			});
+			const reb = await runNpmLogged(
+				['rebuild', '--ignore-scripts=false', '--foreground-scripts', ...PINS.rebuild],
+				{
+					cwd: p.dir,
+					env: rebuildEnv,
+					log,
+					label: 'npm rebuild',
+					logStream,
+				},
+			);
 			timings.rebuild = reb.ms;
-			if (reb.code !== 0) throw fail(`rebuild of native modules failed (${diagnoseNpmFailure(reb.tail)})`, reb.tail);
+			if (reb.code !== 0)
+				throw fail(`rebuild of native modules failed (${diagnoseNpmFailure(reb.tail)})`, reb.tail);
 			log(`npm rebuild done in ${fmtSecs(reb.ms)}`);
 
 			// 5. Smoke checks with Node 24: the native modules load, n8n reports its version.
 			for (const mod of PINS.rebuild) {
 				const sq = check(p.node, ['-e', `require(${JSON.stringify(mod)})`], { cwd: p.dir });
-				if (!sq.ok) throw fail(`${mod} does not load under Node ${PINS.node} after the rebuild`, sq.out.split('\n').slice(0, 8).join('\n'));
+				if (!sq.ok)
+					throw fail(
+						`${mod} does not load under Node ${PINS.node} after the rebuild`,
+						sq.out.split('\n').slice(0, 8).join('\n'),
+					);
 			}
 			const ver = Date.now();
 			const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'n8n-version-'));
@@ -397,7 +447,10 @@ export async function ensureRuntime({ log = (l) => process.stderr.write(`[n8n-ru
 			fs.rmSync(scratch, { recursive: true, force: true });
 			timings.versionCheck = Date.now() - ver;
 			if (!v.ok || !v.out.split('\n').some((l) => l.trim() === PINS.n8n)) {
-				throw fail(`\`n8n --version\` did not print ${PINS.n8n}`, v.out.split('\n').slice(-15).join('\n'));
+				throw fail(
+					`\`n8n --version\` did not print ${PINS.n8n}`,
+					v.out.split('\n').slice(-15).join('\n'),
+				);
 			}
 
 			// 6. The marker, last: its presence means the folder is complete.
@@ -422,7 +475,10 @@ export async function ensureRuntime({ log = (l) => process.stderr.write(`[n8n-ru
 
 /** A fixed encryption key per user folder, so credentials imported earlier stay readable. */
 function encryptionKeyFor(userFolder) {
-	return createHash('sha256').update(`voice-agent-e2e:${path.resolve(userFolder)}`).digest('hex').slice(0, 32);
+	return createHash('sha256')
+		.update(`voice-agent-e2e:${path.resolve(userFolder)}`)
+		.digest('hex')
+		.slice(0, 32);
 }
 
 /**
@@ -435,7 +491,8 @@ export function n8nEnv(userFolder, extra = {}) {
 	const base = { ...process.env };
 	// Stray settings from the caller's shell must not change how the runtime behaves.
 	for (const k of Object.keys(base)) {
-		if (/^(N8N_|DB_|EXECUTIONS_|WEBHOOK_URL$|GENERIC_TIMEZONE$|QUEUE_|npm_|NODE_OPTIONS$)/i.test(k)) delete base[k];
+		if (/^(N8N_|DB_|EXECUTIONS_|WEBHOOK_URL$|GENERIC_TIMEZONE$|QUEUE_|npm_|NODE_OPTIONS$)/i.test(k))
+			delete base[k];
 	}
 	// n8n starts its JavaScript task runner (Code node) with the `node` found on PATH: make that
 	// the pinned Node 24, not the system Node.

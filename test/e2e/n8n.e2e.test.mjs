@@ -59,7 +59,13 @@ function readExample(name) {
 }
 
 function manualTrigger() {
-	return { name: 'Run', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} };
+	return {
+		name: 'Run',
+		type: 'n8n-nodes-base.manualTrigger',
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: {},
+	};
 }
 
 function voiceAgentNode(name, x, parameters) {
@@ -104,7 +110,11 @@ async function runWorkflow(workflow) {
 	const started = Date.now();
 	const run = await executeWorkflow(userFolder, id);
 	log(`${workflow.name}: n8n execute took ${Date.now() - started} ms`);
-	assert.equal(run.data.resultData.error, undefined, `the run failed: ${run.data.resultData.error?.message}`);
+	assert.equal(
+		run.data.resultData.error,
+		undefined,
+		`the run failed: ${run.data.resultData.error?.message}`,
+	);
 	return run;
 }
 
@@ -114,17 +124,33 @@ before(async () => {
 	log(`pinned n8n runtime ready after ${Math.round((Date.now() - started) / 1000)} s`);
 
 	packDir = mkdtempSync(path.join(tmpdir(), 'voice-agent-pack-'));
-	execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-	const tarball = path.join(packDir, readdirSync(packDir).find((file) => file.endsWith('.tgz')));
+	execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], {
+		cwd: root,
+		stdio: ['ignore', 'ignore', 'inherit'],
+	});
+	const tarball = path.join(
+		packDir,
+		readdirSync(packDir).find((file) => file.endsWith('.tgz')),
+	);
 	userFolder = createUserFolder();
 	const installed = await installPackageTarball(userFolder, tarball);
 	log(`installed ${installed.name}@${installed.version} into ${userFolder}/.n8n/nodes`);
 
-	sandbox = await startSandbox({ port: 0, apiKeys: [API_KEY], agents: 0, calls: 0, callDurationMs: 600_000 });
+	sandbox = await startSandbox({
+		port: 0,
+		apiKeys: [API_KEY],
+		agents: 0,
+		calls: 0,
+		callDurationMs: 600_000,
+	});
 	await sandboxCall('POST', '/seed', { agents: 3, calls: 30 }, { control: true });
 	// A trailing slash, as users paste it: the nodes must tolerate it.
 	await importCredentials(userFolder, [
-		{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: `${sandbox.baseUrl}/` } },
+		{
+			...CREDENTIAL,
+			type: 'voiceAgentApi',
+			data: { apiKey: API_KEY, baseUrl: `${sandbox.baseUrl}/` },
+		},
 	]);
 });
 
@@ -148,7 +174,15 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 					systemPrompt: 'You book appointments for Acme Dental.',
 					voiceOptimization: 2,
 					fillerWordsWhitelist: 'um, well',
-					actions: { action: [{ name: 'transfer', instructions: 'When asked for a human', forwardingNumber: '+14155550100' }] },
+					actions: {
+						action: [
+							{
+								name: 'transfer',
+								instructions: 'When asked for a human',
+								forwardingNumber: '+14155550100',
+							},
+						],
+					},
 				},
 			}),
 			voiceAgentNode('Get agent', 400, {
@@ -170,7 +204,11 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 				callId: '={{ $json.id }}',
 				context: 'The appointment moved to Tuesday at 10:00',
 			}),
-			voiceAgentNode('Get call', 1000, { resource: 'call', operation: 'get', callId: '={{ $json.id }}' }),
+			voiceAgentNode('Get call', 1000, {
+				resource: 'call',
+				operation: 'get',
+				callId: '={{ $json.id }}',
+			}),
 			voiceAgentNode('Calls of the agent', 1200, {
 				resource: 'call',
 				operation: 'getMany',
@@ -185,7 +223,11 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 				operation: 'delete',
 				agent: { __rl: true, mode: 'id', value: "={{ $('Create agent').first().json.id }}" },
 			}),
-			voiceAgentNode('All agents', 1600, { resource: 'agent', operation: 'getMany', returnAll: true }),
+			voiceAgentNode('All agents', 1600, {
+				resource: 'agent',
+				operation: 'getMany',
+				returnAll: true,
+			}),
 		]);
 		const run = await runWorkflow(workflow);
 
@@ -194,7 +236,13 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 		assert.match(agent.phone_number, /^\+1415\d{7}$/);
 		assert.equal(agent.voice_optimization, 2);
 		assert.deepEqual(agent.filler_words_whitelist, ['um', 'well']);
-		assert.deepEqual(agent.actions, [{ name: 'transfer', instructions: 'When asked for a human', forwarding_number: '+14155550100' }]);
+		assert.deepEqual(agent.actions, [
+			{
+				name: 'transfer',
+				instructions: 'When asked for a human',
+				forwarding_number: '+14155550100',
+			},
+		]);
 		assert.equal(nodeOutput(run, 'Get agent')[0].id, agent.id);
 
 		const [call] = nodeOutput(run, 'Place call');
@@ -202,10 +250,16 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 		assert.equal(call.to, '+14155550123');
 		assert.equal(call.status, 'in_progress');
 		assert.equal(call.context, 'Patient E2E Front Desk test: appointment on Monday');
-		assert.equal(nodeOutput(run, 'Set context')[0].context, 'The appointment moved to Tuesday at 10:00');
+		assert.equal(
+			nodeOutput(run, 'Set context')[0].context,
+			'The appointment moved to Tuesday at 10:00',
+		);
 		assert.equal(nodeOutput(run, 'Get call')[0].id, call.id);
 		const listed = nodeOutput(run, 'Calls of the agent');
-		assert.deepEqual(listed.map((entry) => entry.id), [call.id]);
+		assert.deepEqual(
+			listed.map((entry) => entry.id),
+			[call.id],
+		);
 		assert.ok(Array.isArray(listed[0].transcript), 'Include Transcripts adds the full record');
 		assert.deepEqual(nodeOutput(run, 'Delete agent'), [{ deleted: true, id: agent.id }]);
 		const remaining = nodeOutput(run, 'All agents');
@@ -213,7 +267,9 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 		assert.ok(!remaining.some((entry) => entry.id === agent.id));
 
 		// What went over the wire, in order.
-		const wire = (await requestLog()).map((entry) => `${entry.method} ${entry.path} ${entry.status}`);
+		const wire = (await requestLog()).map(
+			(entry) => `${entry.method} ${entry.path} ${entry.status}`,
+		);
 		assert.deepEqual(wire, [
 			'POST /v1/agent 200',
 			'GET /v1/agent 200',
@@ -227,7 +283,9 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 			'DELETE /v1/agent 200',
 			'GET /v1/agents 200',
 		]);
-		const posted = (await requestLog()).find((entry) => entry.method === 'POST' && entry.path === '/v1/agent');
+		const posted = (await requestLog()).find(
+			(entry) => entry.method === 'POST' && entry.path === '/v1/agent',
+		);
 		assert.deepEqual(Object.keys(posted.body).sort(), [
 			'actions',
 			'area_code',
@@ -241,27 +299,46 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 	test('example: create or update agents from a CRM list', async () => {
 		const run = await runWorkflow(readExample('upsert-agents-from-crm'));
 		const agents = nodeOutput(run, 'Create or update agent');
-		assert.deepEqual(agents.map((agent) => agent.name), ['Renewal Reminder', 'Delivery Follow-up']);
+		assert.deepEqual(
+			agents.map((agent) => agent.name),
+			['Renewal Reminder', 'Delivery Follow-up'],
+		);
 		assert.match(agents[0].phone_number, /^\+1415/);
 		assert.match(agents[1].phone_number, /^\+1212/);
 		const stored = await sandboxCall('GET', `/agent?id=${agents[0].id}`);
-		assert.equal(stored.system_prompt, 'You remind customers that their plan renews next week and answer questions about it.');
+		assert.equal(
+			stored.system_prompt,
+			'You remind customers that their plan renews next week and answer questions about it.',
+		);
 
 		// Run again: the same names update the same agents instead of creating new ones.
-		const again = nodeOutput(await runWorkflow(readExample('upsert-agents-from-crm')), 'Create or update agent');
-		assert.deepEqual(again.map((agent) => agent.id), agents.map((agent) => agent.id));
+		const again = nodeOutput(
+			await runWorkflow(readExample('upsert-agents-from-crm')),
+			'Create or update agent',
+		);
+		assert.deepEqual(
+			again.map((agent) => agent.id),
+			agents.map((agent) => agent.id),
+		);
 	});
 
 	test('example: export call transcripts to CSV', async () => {
 		const { calls } = await sandboxCall('GET', '/calls?limit=100');
 		const run = await runWorkflow(readExample('export-call-transcripts'));
 		const exported = nodeOutput(run, 'Get calls with transcripts');
-		assert.deepEqual(exported.map((call) => call.id), calls.map((call) => call.id), 'every call, newest first');
+		assert.deepEqual(
+			exported.map((call) => call.id),
+			calls.map((call) => call.id),
+			'every call, newest first',
+		);
 		assert.ok(exported.every((call) => Array.isArray(call.transcript)));
 		const rows = nodeOutput(run, 'One row per call');
 		const completed = exported.find((call) => call.status === 'completed');
 		const completedRow = rows.find((row) => row.call_id === completed.id);
-		assert.equal(completedRow.transcript, completed.transcript.map((entry) => `${entry.speaker}: ${entry.text}`).join('\n'));
+		assert.equal(
+			completedRow.transcript,
+			completed.transcript.map((entry) => `${entry.speaker}: ${entry.text}`).join('\n'),
+		);
 		const file = run.data.resultData.runData['Transcripts as CSV'][0].data.main[0][0].binary.data;
 		assert.equal(file.fileName, 'call-transcripts.csv');
 		assert.equal(file.mimeType, 'text/csv');
@@ -282,7 +359,12 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		toolAgent = await sandboxCall('POST', '/agent', {
 			name: 'E2E Order Desk',
 			area_code: '646',
-			tools: [{ type: 'function', function: { name: 'lookup_order', description: 'Find an order', parameters: {} } }],
+			tools: [
+				{
+					type: 'function',
+					function: { name: 'lookup_order', description: 'Find an order', parameters: {} },
+				},
+			],
 		});
 
 		const logWorkflow = readExample('log-transcript-when-call-ends');
@@ -306,7 +388,9 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 					},
 					credentials: { voiceAgentApi: CREDENTIAL },
 				},
-				setNode('Answer', 240, { result: '=Order {{ $json.tool_arguments.order_id }} ships tomorrow' }),
+				setNode('Answer', 240, {
+					result: '=Order {{ $json.tool_arguments.order_id }} ships tomorrow',
+				}),
 			],
 			connections: { 'Tool call': { main: [[{ node: 'Answer', type: 'main', index: 0 }]] } },
 		};
@@ -324,15 +408,27 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 					typeVersion: 2,
 					position: [0, 0],
 					webhookId: '6f1d8c1e-6006-4c11-9a01-0000000b111e',
-					parameters: { httpMethod: 'POST', path: 'billing-paid', responseMode: 'lastNode', options: {} },
+					parameters: {
+						httpMethod: 'POST',
+						path: 'billing-paid',
+						responseMode: 'lastNode',
+						options: {},
+					},
 				},
-				setNode('Call and context', 200, { callId: '={{ $json.body.callId }}', context: '={{ $json.body.context }}' }),
+				setNode('Call and context', 200, {
+					callId: '={{ $json.body.callId }}',
+					context: '={{ $json.body.context }}',
+				}),
 				{
 					name: 'Push context',
 					type: 'n8n-nodes-base.executeWorkflow',
 					typeVersion: 1.1,
 					position: [400, 0],
-					parameters: { source: 'database', workflowId: { __rl: true, mode: 'id', value: ids.push }, options: {} },
+					parameters: {
+						source: 'database',
+						workflowId: { __rl: true, mode: 'id', value: ids.push },
+						options: {},
+					},
 				},
 			]),
 		]);
@@ -374,7 +470,11 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 	test('example: push context into a live call from another workflow', async () => {
 		await server.rest.activateWorkflow(ids.push);
 		await server.rest.activateWorkflow(ids.billing);
-		const live = await sandboxCall('POST', '/call', { from: crmAgent.phone_number, to: '+14155550177', context: 'Invoice #1042 is open' });
+		const live = await sandboxCall('POST', '/call', {
+			from: crmAgent.phone_number,
+			to: '+14155550177',
+			context: 'Invoice #1042 is open',
+		});
 		const response = await fetch(server.webhookUrl('billing-paid'), {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
@@ -385,7 +485,12 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		assert.equal(updated.id, live.id);
 		assert.equal(updated.status, 'in_progress');
 		assert.equal(updated.context, 'The customer just paid invoice #1042.');
-		const ended = await sandboxCall('POST', `/calls/${live.id}/complete`, { status: 'completed' }, { control: true });
+		const ended = await sandboxCall(
+			'POST',
+			`/calls/${live.id}/complete`,
+			{ status: 'completed' },
+			{ control: true },
+		);
 		assert.match(JSON.stringify(ended.transcript), /The customer just paid invoice #1042/);
 		await server.rest.deactivateWorkflow(ids.billing);
 		await server.rest.deactivateWorkflow(ids.push);
@@ -398,13 +503,26 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		const registered = await sandboxCall('GET', `/agent?id=${crmAgent.id}`);
 		assert.match(registered.webhook, new RegExp(`^${server.url}/webhook/.+\\?token=[0-9a-f]{48}$`));
 		assert.ok(!registered.webhook.includes(API_KEY));
-		assert.equal(registered.system_prompt, crmAgent.system_prompt, 'registration changes nothing but the webhook');
+		assert.equal(
+			registered.system_prompt,
+			crmAgent.system_prompt,
+			'registration changes nothing but the webhook',
+		);
 		const toolRegistered = await sandboxCall('GET', `/agent?id=${toolAgent.id}`);
 		assert.match(toolRegistered.webhook, new RegExp(`^${server.url}/webhook/.+\\?token=`));
 
 		// A call on the CRM agent ends: its transcript reaches the workflow.
-		const call = await sandboxCall('POST', '/call', { from: crmAgent.phone_number, to: '+14155550188', context: 'Renewal on December 1' });
-		await sandboxCall('POST', `/calls/${call.id}/complete`, { status: 'completed' }, { control: true });
+		const call = await sandboxCall('POST', '/call', {
+			from: crmAgent.phone_number,
+			to: '+14155550188',
+			context: 'Renewal on December 1',
+		});
+		await sandboxCall(
+			'POST',
+			`/calls/${call.id}/complete`,
+			{ status: 'completed' },
+			{ control: true },
+		);
 		const [ended] = await waitForExecutions(ids.log, 1);
 		const [row] = outputOf(ended, 'Transcript for the CRM');
 		assert.equal(row.call_id, call.id);
@@ -421,7 +539,10 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		]);
 
 		// A tool call on the other agent: the workflow's last node is the answer the service gets.
-		const toolCall = await sandboxCall('POST', '/call', { from: toolAgent.phone_number, to: '+14155550199' });
+		const toolCall = await sandboxCall('POST', '/call', {
+			from: toolAgent.phone_number,
+			to: '+14155550199',
+		});
 		const delivery = await sandboxCall(
 			'POST',
 			`/calls/${toolCall.id}/events`,
@@ -429,8 +550,14 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 			{ control: true },
 		);
 		const deliveries = await sandboxCall('GET', '/deliveries', undefined, { control: true });
-		const answered = deliveries.find((entry) => entry.call_id === toolCall.id && entry.event_type === 'tool_call');
-		assert.equal(delivery.status, 200, `n8n answered ${answered?.response_body}\n${server.output().slice(-3000)}`);
+		const answered = deliveries.find(
+			(entry) => entry.call_id === toolCall.id && entry.event_type === 'tool_call',
+		);
+		assert.equal(
+			delivery.status,
+			200,
+			`n8n answered ${answered?.response_body}\n${server.output().slice(-3000)}`,
+		);
 		assert.deepEqual(JSON.parse(answered.response_body), { result: 'Order 1042 ships tomorrow' });
 		const [toolExecution] = await waitForExecutions(ids.tool, 1);
 		const [toolItem] = outputOf(toolExecution, 'Tool call');

@@ -21,13 +21,24 @@ const TOOL = {
 
 describe('Agent: Create or Update', () => {
 	test('creates an agent with an area code: POST /agent with name and area_code, output is the new agent', async () => {
-		const run = await runWith(sandbox, { resource: 'agent', operation: 'upsert', name: 'Front Desk', areaCode: '212' });
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'upsert',
+			name: 'Front Desk',
+			areaCode: '212',
+		});
 
 		const [agent] = jsonOf(run);
 		expect(run.items).toHaveLength(1);
 		expect(run.items[0].pairedItem).toEqual({ item: 0 });
 		expect(await wire(sandbox)).toEqual([
-			{ method: 'POST', path: '/agent', query: {}, body: { name: 'Front Desk', area_code: '212' }, status: 200 },
+			{
+				method: 'POST',
+				path: '/agent',
+				query: {},
+				body: { name: 'Front Desk', area_code: '212' },
+				status: 200,
+			},
 		]);
 		expect(agent).toMatchObject({
 			id: expect.any(String),
@@ -111,8 +122,16 @@ describe('Agent: Create or Update', () => {
 				fillerWordsWhitelist: 'um, well , let me see,',
 				actions: {
 					action: [
-						{ name: 'transfer', instructions: 'Transfer on request', forwardingNumber: '+1 (415) 555-0100' },
-						{ name: 'escalate', instructions: 'Escalate complaints', forwardingNumber: '+442071234567' },
+						{
+							name: 'transfer',
+							instructions: 'Transfer on request',
+							forwardingNumber: '+1 (415) 555-0100',
+						},
+						{
+							name: 'escalate',
+							instructions: 'Escalate complaints',
+							forwardingNumber: '+442071234567',
+						},
 					],
 				},
 				voicemailNumber: '+14155550111',
@@ -121,7 +140,14 @@ describe('Agent: Create or Update', () => {
 				smartEndpointingThreshold: 2,
 				language: 'es',
 				complianceChecks: {
-					check: [{ name: 'no_promises', model: 'gpt-4o', checkInstructions: 'Never promise refunds.', rewriteThreshold: 3 }],
+					check: [
+						{
+							name: 'no_promises',
+							model: 'gpt-4o',
+							checkInstructions: 'Never promise refunds.',
+							rewriteThreshold: 3,
+						},
+					],
 				},
 			},
 		});
@@ -139,8 +165,16 @@ describe('Agent: Create or Update', () => {
 			filler_words: true,
 			filler_words_whitelist: ['um', 'well', 'let me see'],
 			actions: [
-				{ name: 'transfer', instructions: 'Transfer on request', forwarding_number: '+14155550100' },
-				{ name: 'escalate', instructions: 'Escalate complaints', forwarding_number: '+442071234567' },
+				{
+					name: 'transfer',
+					instructions: 'Transfer on request',
+					forwarding_number: '+14155550100',
+				},
+				{
+					name: 'escalate',
+					instructions: 'Escalate complaints',
+					forwarding_number: '+442071234567',
+				},
 			],
 			voicemail_number: '+14155550111',
 			endpointing: 300,
@@ -148,7 +182,12 @@ describe('Agent: Create or Update', () => {
 			smart_endpointing_threshold: 2,
 			language: 'es',
 			compliance_checks: [
-				{ name: 'no_promises', model: 'gpt-4o', check_instructions: 'Never promise refunds.', rewrite_threshold: 3 },
+				{
+					name: 'no_promises',
+					model: 'gpt-4o',
+					check_instructions: 'Never promise refunds.',
+					rewrite_threshold: 3,
+				},
 			],
 		};
 		const requests = await wire(sandbox);
@@ -161,7 +200,11 @@ describe('Agent: Create or Update', () => {
 	});
 
 	test('an update can clear the webhook and turn filler words off: empty and false are sent, not dropped', async () => {
-		await createAgent(sandbox, { name: 'Hooked', webhook: 'https://example.com/old', filler_words: true });
+		await createAgent(sandbox, {
+			name: 'Hooked',
+			webhook: 'https://example.com/old',
+			filler_words: true,
+		});
 		await sandbox.clearRequests();
 
 		const run = await runWith(sandbox, {
@@ -172,7 +215,12 @@ describe('Agent: Create or Update', () => {
 		});
 
 		const [agent] = jsonOf(run);
-		expect((await wire(sandbox))[0].body).toStrictEqual({ name: 'Hooked', webhook: '', filler_words: false, tools: [] });
+		expect((await wire(sandbox))[0].body).toStrictEqual({
+			name: 'Hooked',
+			webhook: '',
+			filler_words: false,
+			tools: [],
+		});
 		expect(agent).toMatchObject({ webhook: '', filler_words: false, tools: [] });
 	});
 
@@ -184,7 +232,10 @@ describe('Agent: Create or Update', () => {
 				operation: 'upsert',
 				name: 'Expression Agent',
 				areaCode: '={{ $json.area }}',
-				additionalFields: { tools: '={{ $json.tools }}', fillerWordsWhitelist: '={{ $json.words }}' },
+				additionalFields: {
+					tools: '={{ $json.tools }}',
+					fillerWordsWhitelist: '={{ $json.words }}',
+				},
 			},
 			{ input: [{ area: 312, tools: [TOOL], words: ['hmm', ' right '] }] },
 		);
@@ -199,7 +250,7 @@ describe('Agent: Create or Update', () => {
 		});
 	});
 
-	test('creating without an area code shows the service\'s 400 message', async () => {
+	test("creating without an area code shows the service's 400 message", async () => {
 		const run = await runWith(sandbox, { resource: 'agent', operation: 'upsert', name: 'No Area' });
 
 		expect(run.items).toEqual([]);
@@ -215,8 +266,14 @@ describe('Agent: Create or Update', () => {
 		);
 
 		expect(jsonOf(run).map((agent) => agent.name)).toEqual(['One', 'Two', 'Three']);
-		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect((await wire(sandbox)).map((request) => (request.body as { name: string }).name)).toEqual(['One', 'Two', 'Three']);
+		expect(run.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
+		expect((await wire(sandbox)).map((request) => (request.body as { name: string }).name)).toEqual(
+			['One', 'Two', 'Three'],
+		);
 	});
 });
 
@@ -225,7 +282,11 @@ describe('Agent: Get', () => {
 		const existing = await createAgent(sandbox, { name: 'Lookup', voice_id: 'echo' });
 		await sandbox.clearRequests();
 
-		const run = await runWith(sandbox, { resource: 'agent', operation: 'get', agent: rl(existing.id) });
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'get',
+			agent: rl(existing.id),
+		});
 
 		expect(jsonOf(run)).toEqual([existing]);
 		expect(await wire(sandbox)).toEqual([
@@ -237,7 +298,11 @@ describe('Agent: Get', () => {
 		const existing = await createAgent(sandbox, { name: 'Picked' });
 		await sandbox.clearRequests();
 
-		const run = await runWith(sandbox, { resource: 'agent', operation: 'get', agent: rl(existing.id, 'list') });
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'get',
+			agent: rl(existing.id, 'list'),
+		});
 
 		expect(jsonOf(run)).toEqual([existing]);
 		expect((await wire(sandbox)).map((request) => request.query)).toEqual([{ id: existing.id }]);
@@ -249,7 +314,11 @@ describe('Agent: Delete', () => {
 		const existing = await createAgent(sandbox, { name: 'Doomed' });
 		await sandbox.clearRequests();
 
-		const run = await runWith(sandbox, { resource: 'agent', operation: 'delete', agent: rl(existing.id) });
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'delete',
+			agent: rl(existing.id),
+		});
 
 		expect(jsonOf(run)).toStrictEqual([{ deleted: true, id: existing.id }]);
 		expect(await wire(sandbox)).toEqual([
@@ -271,17 +340,26 @@ describe('Agent: Get Many', () => {
 		} while (cursor);
 		await sandbox.clearRequests();
 
-		const run = await runWith(sandbox, { resource: 'agent', operation: 'getMany', returnAll: true });
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'getMany',
+			returnAll: true,
+		});
 
 		const agents = jsonOf(run);
 		expect(agents).toHaveLength(130);
 		expect(agents).toEqual(expected);
 		const requests = await wire(sandbox);
-		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /agents', 'GET /agents']);
+		expect(requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+			'GET /agents',
+			'GET /agents',
+		]);
 		expect(requests[0].query).toEqual({ limit: '100' });
 		expect(requests[1].query).toEqual({ limit: '100', cursor: expect.any(String) });
 		// Listings carry a model that upsert no longer accepts; it is passed through untouched.
-		expect(new Set(agents.map((agent) => agent.llm_model))).toEqual(new Set(['gpt-4o', 'service-voice', 'gpt-3.5-turbo']));
+		expect(new Set(agents.map((agent) => agent.llm_model))).toEqual(
+			new Set(['gpt-4o', 'service-voice', 'gpt-3.5-turbo']),
+		);
 	});
 
 	test('Limit asks for just that many and outputs them, one item per agent', async () => {
@@ -289,15 +367,26 @@ describe('Agent: Get Many', () => {
 		const { body } = await sandbox.api('GET', '/agents', { query: { limit: 7 } });
 		await sandbox.clearRequests();
 
-		const run = await runWith(sandbox, { resource: 'agent', operation: 'getMany', returnAll: false, limit: 7 });
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'getMany',
+			returnAll: false,
+			limit: 7,
+		});
 
 		expect(jsonOf(run)).toEqual(body.agents);
 		expect(run.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
-		expect(await wire(sandbox)).toEqual([{ method: 'GET', path: '/agents', query: { limit: '7' }, body: null, status: 200 }]);
+		expect(await wire(sandbox)).toEqual([
+			{ method: 'GET', path: '/agents', query: { limit: '7' }, body: null, status: 200 },
+		]);
 	});
 
 	test('an account without agents outputs nothing', async () => {
-		const run = await runWith(sandbox, { resource: 'agent', operation: 'getMany', returnAll: true });
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'getMany',
+			returnAll: true,
+		});
 
 		expect(run.error).toBeUndefined();
 		expect(run.items).toEqual([]);

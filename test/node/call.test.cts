@@ -42,7 +42,13 @@ describe('Call: Create', () => {
 
 		const run = await runWith(
 			sandbox,
-			{ resource: 'call', operation: 'create', from: rl('={{ $json.agent }}'), to: '={{ $json.to }}', context: '={{ $json.context }}' },
+			{
+				resource: 'call',
+				operation: 'create',
+				from: rl('={{ $json.agent }}'),
+				to: '={{ $json.to }}',
+				context: '={{ $json.context }}',
+			},
 			{
 				input: [
 					{ agent: first.id, to: '+14155550101', context: 'Order 1' },
@@ -53,17 +59,30 @@ describe('Call: Create', () => {
 		);
 
 		const calls = jsonOf(run);
-		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
+		expect(run.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
 		const requests = await wire(sandbox);
-		const agentLookups = requests.filter((request) => request.method === 'GET' && request.path === '/agent');
-		expect(agentLookups.map((request) => request.query)).toEqual([{ id: first.id }, { id: second.id }]);
-		const posts = requests.filter((request) => request.method === 'POST' && request.path === '/call');
+		const agentLookups = requests.filter(
+			(request) => request.method === 'GET' && request.path === '/agent',
+		);
+		expect(agentLookups.map((request) => request.query)).toEqual([
+			{ id: first.id },
+			{ id: second.id },
+		]);
+		const posts = requests.filter(
+			(request) => request.method === 'POST' && request.path === '/call',
+		);
 		expect(posts.map((request) => request.body)).toEqual([
 			{ from: first.phone_number, to: '+14155550101', context: 'Order 1' },
 			{ from: second.phone_number, to: '+14155550102', context: 'Order 2' },
 			{ from: first.phone_number, to: '+14155550103', context: 'Order 3' },
 		]);
-		expect(calls.map((call) => [call.agent_id, call.from, call.to, call.context, call.status])).toEqual([
+		expect(
+			calls.map((call) => [call.agent_id, call.from, call.to, call.context, call.status]),
+		).toEqual([
 			[first.id, first.phone_number, '+14155550101', 'Order 1', 'in_progress'],
 			[second.id, second.phone_number, '+14155550102', 'Order 2', 'in_progress'],
 			[first.id, first.phone_number, '+14155550103', 'Order 3', 'in_progress'],
@@ -86,12 +105,19 @@ describe('Call: Create', () => {
 		});
 
 		const [call] = jsonOf(run);
-		expect(call).toMatchObject({ agent_id: agent.id, from: agent.phone_number, to: '+447700900123', context: '' });
+		expect(call).toMatchObject({
+			agent_id: agent.id,
+			from: agent.phone_number,
+			to: '+447700900123',
+			context: '',
+		});
 		const requests = await wire(sandbox);
-		expect(requests.filter((request) => request.path === '/agent').map((request) => request.query)).toEqual([{ id: agent.id }]);
-		expect(requests.filter((request) => request.method === 'POST').map((request) => request.body)).toEqual([
-			{ from: agent.phone_number, to: '+447700900123' },
-		]);
+		expect(
+			requests.filter((request) => request.path === '/agent').map((request) => request.query),
+		).toEqual([{ id: agent.id }]);
+		expect(
+			requests.filter((request) => request.method === 'POST').map((request) => request.body),
+		).toEqual([{ from: agent.phone_number, to: '+447700900123' }]);
 	});
 
 	test('from a raw phone number: no agent lookup; context and User Speaks First are sent', async () => {
@@ -110,7 +136,9 @@ describe('Call: Create', () => {
 		const [call] = jsonOf(run);
 		const requests = await wire(sandbox);
 		expect(requests.some((request) => request.path === '/agent')).toBe(false);
-		const posts = requests.filter((request) => request.method === 'POST' && request.path === '/call');
+		const posts = requests.filter(
+			(request) => request.method === 'POST' && request.path === '/call',
+		);
 		expect(posts).toHaveLength(1);
 		expect(posts[0].body).toStrictEqual({
 			from: agent.phone_number,
@@ -132,8 +160,11 @@ describe('Call: Create', () => {
 		});
 	});
 
-	test('User Speaks First off is sent as false; the call\'s transcript starts with the agent', async () => {
-		const agent = await createAgent(sandbox, { name: 'Speaker', initial_message: 'Hello from the clinic.' });
+	test("User Speaks First off is sent as false; the call's transcript starts with the agent", async () => {
+		const agent = await createAgent(sandbox, {
+			name: 'Speaker',
+			initial_message: 'Hello from the clinic.',
+		});
 		await sandbox.clearRequests();
 
 		const run = await runWith(sandbox, {
@@ -146,17 +177,28 @@ describe('Call: Create', () => {
 
 		const [call] = jsonOf(run);
 		const [post] = (await wire(sandbox)).filter((request) => request.method === 'POST');
-		expect(post.body).toStrictEqual({ from: agent.phone_number, to: '+14155550123', user_speaks_first: false });
+		expect(post.body).toStrictEqual({
+			from: agent.phone_number,
+			to: '+14155550123',
+			user_speaks_first: false,
+		});
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
 		const ended = (await sandbox.api('GET', '/call', { query: { id: call.id } })).body;
 		expect(ended.transcript[0]).toEqual({ speaker: 'agent', text: 'Hello from the clinic.' });
 	});
 
 	test('an unknown agent ID is reported and no call is placed', async () => {
-		const run = await runWith(sandbox, { resource: 'call', operation: 'create', from: rl('agt_missing'), to: '+14155550123' });
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'create',
+			from: rl('agt_missing'),
+			to: '+14155550123',
+		});
 
 		expect(run.error?.message).toBe('Agent "agt_missing" was not found');
-		expect((await wire(sandbox)).map((request) => `${request.method} ${request.path}`)).toEqual(['GET /agent']);
+		expect((await wire(sandbox)).map((request) => `${request.method} ${request.path}`)).toEqual([
+			'GET /agent',
+		]);
 	});
 });
 
@@ -166,14 +208,25 @@ describe('Call: Get', () => {
 		const call = await placeCall(sandbox, agent, { context: 'Cleaning on Tuesday at 10:00' });
 		await sandbox.clearRequests();
 
-		const live = jsonOf(await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id }));
+		const live = jsonOf(
+			await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id }),
+		);
 		expect(live).toEqual([call]);
-		expect(await wire(sandbox)).toEqual([{ method: 'GET', path: '/call', query: { id: call.id }, body: null, status: 200 }]);
+		expect(await wire(sandbox)).toEqual([
+			{ method: 'GET', path: '/call', query: { id: call.id }, body: null, status: 200 },
+		]);
 
 		expect((await sandbox.control('POST', `/calls/${call.id}/complete`)).status).toBe(200);
-		const [ended] = jsonOf(await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id }));
+		const [ended] = jsonOf(
+			await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id }),
+		);
 
-		expect(ended).toMatchObject({ id: call.id, status: 'completed', ended_at: expect.any(String), duration: expect.any(Number) });
+		expect(ended).toMatchObject({
+			id: call.id,
+			status: 'completed',
+			ended_at: expect.any(String),
+			duration: expect.any(Number),
+		});
 		expect(ended.transcript.length).toBeGreaterThan(2);
 		for (const entry of ended.transcript) expect(['agent', 'customer']).toContain(entry.speaker);
 		expect(transcriptText(ended)).toContain('Cleaning on Tuesday at 10:00');
@@ -191,7 +244,10 @@ describe('Call: Get Many', () => {
 		expect(jsonOf(run)).toEqual(expected);
 		expect(run.items).toHaveLength(150);
 		const requests = await wire(sandbox);
-		expect(requests.map((request) => request.query)).toEqual([{ limit: '100' }, { limit: '100', cursor: expect.any(String) }]);
+		expect(requests.map((request) => request.query)).toEqual([
+			{ limit: '100' },
+			{ limit: '100', cursor: expect.any(String) },
+		]);
 	});
 
 	test('Limit outputs the newest calls up to it', async () => {
@@ -199,25 +255,39 @@ describe('Call: Get Many', () => {
 		const expected = (await allCalls(sandbox)).slice(0, 12);
 		await sandbox.clearRequests();
 
-		const run = await runWith(sandbox, { resource: 'call', operation: 'getMany', returnAll: false, limit: 12 });
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'getMany',
+			returnAll: false,
+			limit: 12,
+		});
 
 		expect(jsonOf(run)).toEqual(expected);
-		expect(await wire(sandbox)).toEqual([{ method: 'GET', path: '/calls', query: { limit: '12' }, body: null, status: 200 }]);
+		expect(await wire(sandbox)).toEqual([
+			{ method: 'GET', path: '/calls', query: { limit: '12' }, body: null, status: 200 },
+		]);
 	});
 
-	test('the agent filter sends agent_id and outputs only that agent\'s calls', async () => {
+	test("the agent filter sends agent_id and outputs only that agent's calls", async () => {
 		await sandbox.seed({ agents: 3, calls: 60 });
 		const [agent] = (await sandbox.api('GET', '/agents')).body.agents;
 		const expected = await allCalls(sandbox, { agent_id: agent.id });
 		expect(expected.length).toBeGreaterThan(0);
 		await sandbox.clearRequests();
 
-		const run = await runWith(sandbox, { resource: 'call', operation: 'getMany', returnAll: true, agent: rl(agent.id) });
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'getMany',
+			returnAll: true,
+			agent: rl(agent.id),
+		});
 
 		const calls = jsonOf(run);
 		expect(calls).toEqual(expected);
 		expect(calls.every((call) => call.agent_id === agent.id)).toBe(true);
-		expect((await wire(sandbox)).map((request) => request.query)).toEqual([{ agent_id: agent.id, limit: '100' }]);
+		expect((await wire(sandbox)).map((request) => request.query)).toEqual([
+			{ agent_id: agent.id, limit: '100' },
+		]);
 	});
 
 	test('the client number filter sends client_number and outputs only calls with that number', async () => {
@@ -236,13 +306,18 @@ describe('Call: Get Many', () => {
 		const calls = jsonOf(run);
 		expect(calls).toEqual(expected);
 		expect(calls.every((call) => call.client_number === client)).toBe(true);
-		expect((await wire(sandbox)).map((request) => request.query)).toEqual([{ client_number: client, limit: '100' }]);
+		expect((await wire(sandbox)).map((request) => request.query)).toEqual([
+			{ client_number: client, limit: '100' },
+		]);
 	});
 
 	test('agent and client number filters together, with an empty agent picker meaning all agents', async () => {
 		await sandbox.seed({ agents: 2, calls: 40 });
 		const [call] = await allCalls(sandbox);
-		const expected = await allCalls(sandbox, { agent_id: call.agent_id, client_number: call.client_number });
+		const expected = await allCalls(sandbox, {
+			agent_id: call.agent_id,
+			client_number: call.client_number,
+		});
 		await sandbox.clearRequests();
 
 		const both = await runWith(sandbox, {
@@ -285,7 +360,9 @@ describe('Call: Get Many', () => {
 			expect(calls.map((call) => call.id)).toEqual(summaries.map((call) => call.id));
 			const requests = await wire(sandbox);
 			expect(requests.filter((request) => request.path === '/calls')).toHaveLength(1);
-			const fetched = requests.filter((request) => request.path === '/call').map((request) => request.query.id);
+			const fetched = requests
+				.filter((request) => request.path === '/call')
+				.map((request) => request.query.id);
 			expect(new Set(fetched)).toEqual(new Set(summaries.map((call) => call.id)));
 			expect(fetched).toHaveLength(25);
 			for (const [index, call] of calls.entries()) {
@@ -304,30 +381,38 @@ describe('Call: Get Many', () => {
 			{ label: '4', bound: 4, limit: 10, option: 4 },
 			{ label: '20 (the maximum)', bound: 20, limit: 45, option: 20 },
 			{ label: 'not set (default 5)', bound: 5, limit: 12, option: undefined },
-		])('Transcript Requests in Parallel $label: never more GET /call requests in flight than that, and it gets there', async ({ bound, limit, option }) => {
-			await sandbox.seed({ agents: 1, calls: 45 });
-			// Each GET /call takes 250 ms, far longer than starting the next ones, so the bound is reached even on a busy machine.
-			await sandbox.faults({ latency_ms: 250, match: 'GET /call' });
+		])(
+			'Transcript Requests in Parallel $label: never more GET /call requests in flight than that, and it gets there',
+			async ({ bound, limit, option }) => {
+				await sandbox.seed({ agents: 1, calls: 45 });
+				// Each GET /call takes 250 ms, far longer than starting the next ones, so the bound is reached even on a busy machine.
+				await sandbox.faults({ latency_ms: 250, match: 'GET /call' });
 
-			const run = await runWith(
-				sandbox,
-				{
-					resource: 'call',
-					operation: 'getMany',
-					returnAll: false,
-					limit,
-					options: option === undefined ? { includeTranscripts: true } : { includeTranscripts: true, transcriptConcurrency: option },
-				},
-				{ baseUrl: `${proxy.origin}/v1` },
-			);
+				const run = await runWith(
+					sandbox,
+					{
+						resource: 'call',
+						operation: 'getMany',
+						returnAll: false,
+						limit,
+						options:
+							option === undefined
+								? { includeTranscripts: true }
+								: { includeTranscripts: true, transcriptConcurrency: option },
+					},
+					{ baseUrl: `${proxy.origin}/v1` },
+				);
 
-			const calls = jsonOf(run);
-			expect(calls).toHaveLength(limit);
-			expect(calls.map((call) => call.id)).toEqual((await allCalls(sandbox)).slice(0, limit).map((call) => call.id));
-			expect(calls.every((call) => Array.isArray(call.transcript))).toBe(true);
-			expect(proxy.maxInFlight('GET /call')).toBe(bound);
-			expect(proxy.maxInFlight('GET /calls')).toBe(1);
-		});
+				const calls = jsonOf(run);
+				expect(calls).toHaveLength(limit);
+				expect(calls.map((call) => call.id)).toEqual(
+					(await allCalls(sandbox)).slice(0, limit).map((call) => call.id),
+				);
+				expect(calls.every((call) => Array.isArray(call.transcript))).toBe(true);
+				expect(proxy.maxInFlight('GET /call')).toBe(bound);
+				expect(proxy.maxInFlight('GET /calls')).toBe(1);
+			},
+		);
 	});
 });
 
@@ -366,17 +451,24 @@ describe('Call: Set Context', () => {
 		});
 
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
-		const [ended] = jsonOf(await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id }));
+		const [ended] = jsonOf(
+			await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id }),
+		);
 		expect(ended.status).toBe('completed');
 		expect(transcriptText(ended)).toContain('Delivery moved to Wednesday');
 	});
 
-	test('on a call that has ended, the service\'s 400 message is shown', async () => {
+	test("on a call that has ended, the service's 400 message is shown", async () => {
 		const agent = await createAgent(sandbox, { name: 'Late' });
 		const call = await placeCall(sandbox, agent);
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
 
-		const run = await runWith(sandbox, { resource: 'call', operation: 'setContext', callId: call.id, context: 'Too late' });
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'setContext',
+			callId: call.id,
+			context: 'Too late',
+		});
 
 		expect(run.error?.message).toBe(
 			`The Voice Agent API rejected the request: Call ${call.id} is completed: the context can only be set while the call is in_progress`,

@@ -1,7 +1,17 @@
 /** How the Voice Agent node reports the service's errors and retries what is safe to retry, run in n8n's engine. */
 import type { NodeRun } from '../support/n8n.cts';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { API_KEY, createAgent, jsonOf, placeCall, rl, runWith, serializeError, wire, wireLines } from './helpers.cts';
+import {
+	API_KEY,
+	createAgent,
+	jsonOf,
+	placeCall,
+	rl,
+	runWith,
+	serializeError,
+	wire,
+	wireLines,
+} from './helpers.cts';
 
 const WRONG_KEY = 'va_wrong_key_Hd83kQz1Lp0';
 
@@ -22,7 +32,11 @@ function expectNoKey(run: NodeRun, key: string = API_KEY) {
 
 describe('errors the service answers', () => {
 	test('401: the message says the API key was rejected and the description says to check the credential', async () => {
-		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' }, { apiKey: WRONG_KEY });
+		const run = await runWith(
+			sandbox,
+			{ resource: 'call', operation: 'get', callId: 'call_1' },
+			{ apiKey: WRONG_KEY },
+		);
 
 		expect(run.items).toEqual([]);
 		expect(run.error?.message).toBe('The Voice Agent API rejected the API key (401 Unauthorized)');
@@ -34,9 +48,24 @@ describe('errors the service answers', () => {
 	});
 
 	test.each([
-		['Agent: Get', { resource: 'agent', operation: 'get', agent: rl('agt_nope') }, 'Agent "agt_nope" was not found', 'GET /agent'],
-		['Agent: Delete', { resource: 'agent', operation: 'delete', agent: rl('agt_gone') }, 'Agent "agt_gone" was not found', 'DELETE /agent'],
-		['Call: Get', { resource: 'call', operation: 'get', callId: 'call_nope' }, 'Call "call_nope" was not found', 'GET /call'],
+		[
+			'Agent: Get',
+			{ resource: 'agent', operation: 'get', agent: rl('agt_nope') },
+			'Agent "agt_nope" was not found',
+			'GET /agent',
+		],
+		[
+			'Agent: Delete',
+			{ resource: 'agent', operation: 'delete', agent: rl('agt_gone') },
+			'Agent "agt_gone" was not found',
+			'DELETE /agent',
+		],
+		[
+			'Call: Get',
+			{ resource: 'call', operation: 'get', callId: 'call_nope' },
+			'Call "call_nope" was not found',
+			'GET /call',
+		],
 		[
 			'Call: Set Context',
 			{ resource: 'call', operation: 'setContext', callId: 'call_lost', context: 'New' },
@@ -52,7 +81,7 @@ describe('errors the service answers', () => {
 		expectNoKey(run);
 	});
 
-	test('400: the service\'s message is shown', async () => {
+	test("400: the service's message is shown", async () => {
 		const run = await runWith(sandbox, {
 			resource: 'call',
 			operation: 'create',
@@ -64,7 +93,9 @@ describe('errors the service answers', () => {
 			'The Voice Agent API rejected the request: from must be the phone_number of one of your agents; +14155550999 is not',
 		);
 		expect(run.error?.httpCode).toBe('400');
-		expect((await wireLines(sandbox)).filter((line) => line.startsWith('POST'))).toEqual(['POST /call 400']);
+		expect((await wireLines(sandbox)).filter((line) => line.startsWith('POST'))).toEqual([
+			'POST /call 400',
+		]);
 	});
 
 	test('429: the node waits for Retry-After and then succeeds', async () => {
@@ -95,7 +126,9 @@ describe('errors the service answers', () => {
 		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id });
 
 		expect(Date.now() - started).toBeLessThan(5_000);
-		expect(run.error?.message).toBe('The Voice Agent API is rate limiting this API key; retry after 200 seconds');
+		expect(run.error?.message).toBe(
+			'The Voice Agent API is rate limiting this API key; retry after 200 seconds',
+		);
 		expect(run.error?.httpCode).toBe('429');
 		expect(await wireLines(sandbox)).toEqual(['GET /call 429']);
 	});
@@ -112,8 +145,16 @@ describe('errors the service answers', () => {
 	});
 
 	test.each([
-		['Agent: Create or Update', 'POST /agent', { resource: 'agent', operation: 'upsert', name: 'Retry Me', areaCode: '415' }],
-		['Agent: Get Many', 'GET /agents', { resource: 'agent', operation: 'getMany', returnAll: true }],
+		[
+			'Agent: Create or Update',
+			'POST /agent',
+			{ resource: 'agent', operation: 'upsert', name: 'Retry Me', areaCode: '415' },
+		],
+		[
+			'Agent: Get Many',
+			'GET /agents',
+			{ resource: 'agent', operation: 'getMany', returnAll: true },
+		],
 		['Call: Get Many', 'GET /calls', { resource: 'call', operation: 'getMany', returnAll: true }],
 	])('5xx on %s (idempotent): retried and succeeds', async (_operation, route, parameters) => {
 		await sandbox.faults({ error_rate: 1, times: 1, status: 503, match: route });
@@ -129,9 +170,16 @@ describe('errors the service answers', () => {
 		await sandbox.clearRequests();
 		await sandbox.faults({ error_rate: 1, times: 1, match: 'POST /call/context', when: 'after' });
 
-		const run = await runWith(sandbox, { resource: 'call', operation: 'setContext', callId: call.id, context: 'Again' });
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'setContext',
+			callId: call.id,
+			context: 'Again',
+		});
 
-		expect(jsonOf(run)).toEqual([expect.objectContaining({ id: call.id, context: 'Again', status: 'in_progress' })]);
+		expect(jsonOf(run)).toEqual([
+			expect.objectContaining({ id: call.id, context: 'Again', status: 'in_progress' }),
+		]);
 		expect(await wireLines(sandbox)).toEqual(['POST /call/context 500', 'POST /call/context 200']);
 	});
 
@@ -146,7 +194,7 @@ describe('errors the service answers', () => {
 	});
 });
 
-describe('the credential\'s Base URL', () => {
+describe("the credential's Base URL", () => {
 	test('a trailing slash is tolerated', async () => {
 		const run = await runWith(
 			sandbox,
@@ -155,11 +203,17 @@ describe('the credential\'s Base URL', () => {
 		);
 
 		expect(run.error).toBeUndefined();
-		expect(await wire(sandbox)).toEqual([{ method: 'GET', path: '/agents', query: { limit: '100' }, body: null, status: 200 }]);
+		expect(await wire(sandbox)).toEqual([
+			{ method: 'GET', path: '/agents', query: { limit: '100' }, body: null, status: 200 },
+		]);
 	});
 
 	test('a Base URL that is no http(s) URL fails before any request', async () => {
-		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' }, { baseUrl: 'api.example.com/v1' });
+		const run = await runWith(
+			sandbox,
+			{ resource: 'call', operation: 'get', callId: 'call_1' },
+			{ baseUrl: 'api.example.com/v1' },
+		);
 
 		expect(run.error?.message).toBe('The Voice Agent API credential has no valid Base URL');
 		expect(run.error?.description).toMatch(/including \/v1/);
@@ -175,7 +229,9 @@ test('Continue On Fail keeps the error item free of the API key', async () => {
 	);
 
 	expect(run.error).toBeUndefined();
-	expect(run.items).toEqual([{ json: { error: 'Call "call_unknown" was not found' }, pairedItem: { item: 0 } }]);
+	expect(run.items).toEqual([
+		{ json: { error: 'Call "call_unknown" was not found' }, pairedItem: { item: 0 } },
+	]);
 	expect(JSON.stringify(run.run.data)).not.toContain(API_KEY);
 	expect((await wire(sandbox)).map((request) => request.status)).toEqual([404]);
 });

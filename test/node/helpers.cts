@@ -26,10 +26,17 @@ export interface RunOptions {
 }
 
 /** Runs the Voice Agent node with the sandbox's credential. */
-export function runWith(sandbox: TestSandbox, parameters: INodeParameters, options: RunOptions = {}): Promise<NodeRun> {
+export function runWith(
+	sandbox: TestSandbox,
+	parameters: INodeParameters,
+	options: RunOptions = {},
+): Promise<NodeRun> {
 	return runNode({
 		parameters,
-		credentials: { apiKey: options.apiKey ?? sandbox.apiKey, baseUrl: options.baseUrl ?? sandbox.baseUrl },
+		credentials: {
+			apiKey: options.apiKey ?? sandbox.apiKey,
+			baseUrl: options.baseUrl ?? sandbox.baseUrl,
+		},
 		input: options.input as NodeRun['items'][number]['json'][] | undefined,
 		continueOnFail: options.continueOnFail,
 	});
@@ -37,7 +44,8 @@ export function runWith(sandbox: TestSandbox, parameters: INodeParameters, optio
 
 /** The items' JSON, failing the test with the node's error when the run failed. */
 export function jsonOf(run: NodeRun): any[] {
-	if (run.error) throw new Error(`The node failed: ${run.error.message} (${run.error.description ?? ''})`);
+	if (run.error)
+		throw new Error(`The node failed: ${run.error.message} (${run.error.description ?? ''})`);
 	return run.items.map((item) => item.json);
 }
 
@@ -63,11 +71,16 @@ export async function wire(sandbox: TestSandbox): Promise<WireRequest[]> {
 
 /** "METHOD /path status" of each request, the compact form for order assertions. */
 export async function wireLines(sandbox: TestSandbox): Promise<string[]> {
-	return (await wire(sandbox)).map((request) => `${request.method} ${request.path} ${request.status}`);
+	return (await wire(sandbox)).map(
+		(request) => `${request.method} ${request.path} ${request.status}`,
+	);
 }
 
 /** Creates an agent through the API (area code 415 unless given); fails the test on a non-200. */
-export async function createAgent(sandbox: TestSandbox, fields: Record<string, unknown> = {}): Promise<any> {
+export async function createAgent(
+	sandbox: TestSandbox,
+	fields: Record<string, unknown> = {},
+): Promise<any> {
 	const { status, body } = await sandbox.api('POST', '/agent', {
 		body: { name: `Agent ${Math.random().toString(36).slice(2, 8)}`, area_code: '415', ...fields },
 	});
@@ -89,11 +102,16 @@ export async function placeCall(
 }
 
 /** Every call of the account through the API, newest first. */
-export async function allCalls(sandbox: TestSandbox, query: Record<string, string> = {}): Promise<any[]> {
+export async function allCalls(
+	sandbox: TestSandbox,
+	query: Record<string, string> = {},
+): Promise<any[]> {
 	const calls: any[] = [];
 	let cursor: string | undefined;
 	do {
-		const { status, body } = await sandbox.api('GET', '/calls', { query: { ...query, limit: 100, cursor } });
+		const { status, body } = await sandbox.api('GET', '/calls', {
+			query: { ...query, limit: 100, cursor },
+		});
 		expect(status).toBe(200);
 		calls.push(...body.calls);
 		cursor = body.cursor || undefined;
@@ -106,12 +124,17 @@ export function serializeError(error: unknown): string {
 	const parts: string[] = [];
 	const seen = new Set<unknown>();
 	let current: unknown = error;
-	for (let depth = 0; depth < 6 && current && typeof current === 'object' && !seen.has(current); depth++) {
+	for (
+		let depth = 0;
+		depth < 6 && current && typeof current === 'object' && !seen.has(current);
+		depth++
+	) {
 		seen.add(current);
 		const record = current as Record<string, unknown>;
 		parts.push(String(record.message), String(record.description), String(record.stack));
 		parts.push(safeStringify(current));
-		for (const key of Object.getOwnPropertyNames(current)) parts.push(`${key}=${safeStringify(record[key])}`);
+		for (const key of Object.getOwnPropertyNames(current))
+			parts.push(`${key}=${safeStringify(record[key])}`);
 		current = record.cause;
 	}
 	return parts.join('\n');

@@ -21,7 +21,10 @@ interface SearchOptions {
 	apiKey?: string;
 }
 
-async function searchAgents(nodeType: string, options: SearchOptions = {}): Promise<INodeListSearchResult> {
+async function searchAgents(
+	nodeType: string,
+	options: SearchOptions = {},
+): Promise<INodeListSearchResult> {
 	const pkg = await loadPackage();
 	const node: INode = {
 		id: 'f0f0f0f0-0000-4000-8000-000000000001',
@@ -32,7 +35,12 @@ async function searchAgents(nodeType: string, options: SearchOptions = {}): Prom
 		parameters: {},
 		credentials: { [CREDENTIAL_NAME]: { id: '1', name: 'Voice Agent account' } },
 	};
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes: pkg.nodeTypes });
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: pkg.nodeTypes,
+	});
 	// Loading options runs no workflow, so there are no execution hooks.
 	const additionalData: IWorkflowExecuteAdditionalData = additionalDataFor(
 		pkg,
@@ -68,14 +76,18 @@ test('filters by name (any case) or phone number, and pages with the service cur
 	const reminder = await createAgent(sandbox, { name: 'Renewal Reminder' });
 
 	const byName = await searchAgents('voiceAgent', { filter: 'renewal rem' });
-	expect(byName.results).toEqual([{ name: `Renewal Reminder (${reminder.phone_number})`, value: reminder.id }]);
+	expect(byName.results).toEqual([
+		{ name: `Renewal Reminder (${reminder.phone_number})`, value: reminder.id },
+	]);
 	const byPhone = await searchAgents('voiceAgent', { filter: reminder.phone_number });
 	expect(byPhone.results.map((entry) => entry.value)).toEqual([reminder.id]);
 
 	const first = await searchAgents('voiceAgent');
 	expect(first.results).toHaveLength(100);
 	expect(first.paginationToken).toEqual(expect.any(String));
-	const second = await searchAgents('voiceAgent', { paginationToken: first.paginationToken as string });
+	const second = await searchAgents('voiceAgent', {
+		paginationToken: first.paginationToken as string,
+	});
 	expect(second.results).toHaveLength(51);
 	expect(second.paginationToken).toBeUndefined();
 	const ids = new Set([...first.results, ...second.results].map((entry) => entry.value));

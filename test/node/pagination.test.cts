@@ -28,7 +28,12 @@ test('Limit 250 asks for pages of 100, 100 and 50 and outputs the 250 newest cal
 	const expected = (await allCalls(sandbox)).slice(0, 250);
 	await sandbox.clearRequests();
 
-	const run = await runWith(sandbox, { resource: 'call', operation: 'getMany', returnAll: false, limit: 250 });
+	const run = await runWith(sandbox, {
+		resource: 'call',
+		operation: 'getMany',
+		returnAll: false,
+		limit: 250,
+	});
 
 	expect(jsonOf(run)).toEqual(expected);
 	const requests = await wire(sandbox);
@@ -37,7 +42,11 @@ test('Limit 250 asks for pages of 100, 100 and 50 and outputs the 250 newest cal
 		{ limit: '100', cursor: expect.any(String) },
 		{ limit: '50', cursor: expect.any(String) },
 	]);
-	expect(requests.every((request) => request.method === 'GET' && request.path === '/calls' && request.status === 200)).toBe(true);
+	expect(
+		requests.every(
+			(request) => request.method === 'GET' && request.path === '/calls' && request.status === 200,
+		),
+	).toBe(true);
 	expect(requests[1].query.cursor).not.toBe(requests[2].query.cursor);
 });
 
@@ -87,9 +96,19 @@ test('calls placed while the node pages: none of the older calls is duplicated o
 	const placed: string[] = [];
 	for (let page = 1; page <= 6; page++) {
 		await waitFor(`page ${page}`, async () =>
-			(await wire(sandbox)).filter((request) => request.path === '/calls').length >= page ? true : undefined,
+			(await wire(sandbox)).filter((request) => request.path === '/calls').length >= page
+				? true
+				: undefined,
 		);
-		for (let n = 0; n < 3; n++) placed.push((await placeCall(sandbox, agent, { to: `+1415555${page}${n}00`, context: `New ${page}.${n}` })).id);
+		for (let n = 0; n < 3; n++)
+			placed.push(
+				(
+					await placeCall(sandbox, agent, {
+						to: `+1415555${page}${n}00`,
+						context: `New ${page}.${n}`,
+					})
+				).id,
+			);
 	}
 	const run = await running;
 
@@ -97,8 +116,14 @@ test('calls placed while the node pages: none of the older calls is duplicated o
 	expect(new Set(ids(calls)).size).toBe(calls.length);
 	const olderIds = new Set(ids(older));
 	expect(ids(calls).filter((id) => olderIds.has(id))).toEqual(ids(older));
-	expect(ids(calls).filter((id) => !olderIds.has(id)).every((id) => placed.includes(id))).toBe(true);
-	const log = (await wire(sandbox)).map((request) => `${request.method} ${request.path} ${request.status}`);
+	expect(
+		ids(calls)
+			.filter((id) => !olderIds.has(id))
+			.every((id) => placed.includes(id)),
+	).toBe(true);
+	const log = (await wire(sandbox)).map(
+		(request) => `${request.method} ${request.path} ${request.status}`,
+	);
 	expect(log.filter((line) => line === 'GET /calls 200')).toHaveLength(10);
 	// The calls were placed while the node was still paging: its last page was served after them.
 	expect(log.lastIndexOf('POST /call 200')).toBeLessThan(log.lastIndexOf('GET /calls 200'));
@@ -141,7 +166,10 @@ test('a service that repeats a cursor fails clearly instead of looping', async (
 		expect(run.error?.message).toBe(
 			'The Voice Agent API repeated a pagination cursor for GET /calls; stopped after 2 items instead of looping',
 		);
-		expect(server.requests).toEqual(['GET /v1/calls?limit=100', 'GET /v1/calls?limit=100&cursor=c_same']);
+		expect(server.requests).toEqual([
+			'GET /v1/calls?limit=100',
+			'GET /v1/calls?limit=100&cursor=c_same',
+		]);
 		expect(Date.now() - started).toBeLessThan(5_000);
 		// Give a looping client the chance to show itself.
 		await sleep(100);
@@ -166,6 +194,11 @@ test('performance: Return All over 20,000 calls takes exactly 200 requests and o
 	expect(ids(calls)).toEqual(expected);
 	const requests = await wire(sandbox);
 	expect(requests).toHaveLength(200);
-	expect(requests.every((request) => request.path === '/calls' && request.query.limit === '100' && request.status === 200)).toBe(true);
+	expect(
+		requests.every(
+			(request) =>
+				request.path === '/calls' && request.query.limit === '100' && request.status === 200,
+		),
+	).toBe(true);
 	console.log(`Return All over 20,000 calls: ${requests.length} requests in ${elapsedMs} ms`);
 }, 60_000);

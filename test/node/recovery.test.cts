@@ -61,7 +61,9 @@ describe('Call: Create never places a call twice', () => {
 		expect(lines.filter((line) => line.startsWith('POST /call'))).toEqual(['POST /call 500']);
 		expect(lines[0]).toBe('GET /agent 200');
 		// Before giving up it looked for the call in the list (three times, as the service may be slow to show it).
-		expect(lines.slice(lines.indexOf('POST /call 500') + 1)).toEqual(Array(3).fill('GET /calls 200'));
+		expect(lines.slice(lines.indexOf('POST /call 500') + 1)).toEqual(
+			Array(3).fill('GET /calls 200'),
+		);
 		expect(await allCalls(sandbox)).toEqual([]);
 		expectNoKey(run);
 	});
@@ -69,27 +71,40 @@ describe('Call: Create never places a call twice', () => {
 	test.each([
 		['a 500 answer', { error_rate: 1, status: 500 }, 'POST /call 500'],
 		['a dropped connection', { reset_rate: 1 }, 'POST /call null'],
-	])('%s after the service placed the call: one POST /call, and the node outputs the call it found', async (_label, fault, postLine) => {
-		await sandbox.faults({ ...fault, match: 'POST /call', when: 'after', times: 1 });
+	])(
+		'%s after the service placed the call: one POST /call, and the node outputs the call it found',
+		async (_label, fault, postLine) => {
+			await sandbox.faults({ ...fault, match: 'POST /call', when: 'after', times: 1 });
 
-		const run = await runWith(sandbox, {
-			resource: 'call',
-			operation: 'create',
-			from: rl(agent.id),
-			to: '+14155550123',
-			context: 'Exactly once',
-		});
+			const run = await runWith(sandbox, {
+				resource: 'call',
+				operation: 'create',
+				from: rl(agent.id),
+				to: '+14155550123',
+				context: 'Exactly once',
+			});
 
-		const calls = await allCalls(sandbox);
-		expect(calls).toHaveLength(1);
-		const [call] = jsonOf(run);
-		expect(call).toEqual((await sandbox.api('GET', '/call', { query: { id: calls[0].id } })).body);
-		expect(call).toMatchObject({ from: agent.phone_number, to: '+14155550123', context: 'Exactly once', status: 'in_progress' });
-		const lines = await wireLines(sandbox);
-		expect(lines.filter((line) => line.startsWith('POST /call'))).toEqual([postLine]);
-		// The recovery: the call list after the failure shows the new call, which is then read in full.
-		expect(lines.slice(lines.indexOf(postLine) + 1, lines.indexOf(postLine) + 3)).toEqual(['GET /calls 200', 'GET /call 200']);
-	});
+			const calls = await allCalls(sandbox);
+			expect(calls).toHaveLength(1);
+			const [call] = jsonOf(run);
+			expect(call).toEqual(
+				(await sandbox.api('GET', '/call', { query: { id: calls[0].id } })).body,
+			);
+			expect(call).toMatchObject({
+				from: agent.phone_number,
+				to: '+14155550123',
+				context: 'Exactly once',
+				status: 'in_progress',
+			});
+			const lines = await wireLines(sandbox);
+			expect(lines.filter((line) => line.startsWith('POST /call'))).toEqual([postLine]);
+			// The recovery: the call list after the failure shows the new call, which is then read in full.
+			expect(lines.slice(lines.indexOf(postLine) + 1, lines.indexOf(postLine) + 3)).toEqual([
+				'GET /calls 200',
+				'GET /call 200',
+			]);
+		},
+	);
 
 	test('an earlier call to the same number is not mistaken for the one that failed', async () => {
 		const earlier = await placeCall(sandbox, agent, { to: '+14155550123', context: 'Same words' });
@@ -117,7 +132,12 @@ describe('network failures', () => {
 		const started = Date.now();
 		const run = await runWith(
 			sandbox,
-			{ resource: 'call', operation: 'create', from: rl('+14155550100', 'phoneNumber'), to: '+14155550123' },
+			{
+				resource: 'call',
+				operation: 'create',
+				from: rl('+14155550100', 'phoneNumber'),
+				to: '+14155550123',
+			},
 			{ baseUrl },
 		);
 		const elapsed = Date.now() - started;
@@ -140,7 +160,12 @@ describe('network failures', () => {
 			const started = Date.now();
 			const run = await runWith(
 				sandbox,
-				{ resource: 'call', operation: 'create', from: rl(agent.phone_number, 'phoneNumber'), to: '+14155550123' },
+				{
+					resource: 'call',
+					operation: 'create',
+					from: rl(agent.phone_number, 'phoneNumber'),
+					to: '+14155550123',
+				},
 				{ baseUrl: `${gate.origin}/v1` },
 			);
 			const elapsed = Date.now() - started;
@@ -173,7 +198,9 @@ describe('network failures', () => {
 
 		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' });
 
-		expect(run.error?.message).toBe('Could not reach the Voice Agent API: the connection was reset before the service answered');
+		expect(run.error?.message).toBe(
+			'Could not reach the Voice Agent API: the connection was reset before the service answered',
+		);
 		expect(await wireLines(sandbox)).toEqual(Array(4).fill('GET /call null'));
 		expectNoKey(run);
 	});
@@ -184,7 +211,13 @@ async function startOneShotProxy(target: string, closeAfter: string): Promise<Lo
 	const targetUrl = new URL(target);
 	const server = http.createServer((request, response) => {
 		const upstream = http.request(
-			{ host: targetUrl.hostname, port: targetUrl.port, method: request.method, path: request.url, headers: request.headers },
+			{
+				host: targetUrl.hostname,
+				port: targetUrl.port,
+				method: request.method,
+				path: request.url,
+				headers: request.headers,
+			},
 			(answer) => {
 				response.writeHead(answer.statusCode ?? 502, { ...answer.headers, connection: 'close' });
 				answer.pipe(response);

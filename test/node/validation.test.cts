@@ -6,7 +6,16 @@
 import type { INodeParameters } from 'n8n-workflow';
 
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { API_KEY, createAgent, jsonOf, placeCall, rl, runWith, wire, wireLines } from './helpers.cts';
+import {
+	API_KEY,
+	createAgent,
+	jsonOf,
+	placeCall,
+	rl,
+	runWith,
+	wire,
+	wireLines,
+} from './helpers.cts';
 
 let sandbox: TestSandbox;
 
@@ -24,7 +33,10 @@ const createCall = (overrides: INodeParameters): INodeParameters => ({
 	to: '+14155550123',
 	...overrides,
 });
-const upsert = (additionalFields: INodeParameters, overrides: INodeParameters = {}): INodeParameters => ({
+const upsert = (
+	additionalFields: INodeParameters,
+	overrides: INodeParameters = {},
+): INodeParameters => ({
 	resource: 'agent',
 	operation: 'upsert',
 	name: 'Checked',
@@ -37,13 +49,28 @@ type Case = [label: string, parameters: INodeParameters, value: unknown, message
 
 const CASES: Case[] = [
 	['To not E.164', createCall({ to: V }), '4155550123', 'To must be a phone number in E.164 form'],
-	['To with a leading zero', createCall({ to: V }), '+0123456789', 'To must be a phone number in E.164 form'],
-	['To empty', createCall({ to: V }), '', 'To must be a phone number in E.164 form'],
-	['From phone number not E.164', createCall({ from: rl(V, 'phoneNumber') }), '555-0100', 'From (Agent) must be a phone number in E.164 form'],
-	['From agent ID empty', createCall({ from: rl(V, 'id') }), '', 'From (Agent) must not be empty'],
-	['Voicemail Number not E.164', upsert({ voicemailNumber: V }), '12345', 'Voicemail Number must be a phone number in E.164 form'],
 	[
-		'an action\'s forwarding number not E.164',
+		'To with a leading zero',
+		createCall({ to: V }),
+		'+0123456789',
+		'To must be a phone number in E.164 form',
+	],
+	['To empty', createCall({ to: V }), '', 'To must be a phone number in E.164 form'],
+	[
+		'From phone number not E.164',
+		createCall({ from: rl(V, 'phoneNumber') }),
+		'555-0100',
+		'From (Agent) must be a phone number in E.164 form',
+	],
+	['From agent ID empty', createCall({ from: rl(V, 'id') }), '', 'From (Agent) must not be empty'],
+	[
+		'Voicemail Number not E.164',
+		upsert({ voicemailNumber: V }),
+		'12345',
+		'Voicemail Number must be a phone number in E.164 form',
+	],
+	[
+		"an action's forwarding number not E.164",
 		upsert({ actions: { action: [{ name: 'transfer', instructions: '', forwardingNumber: V }] } }),
 		'+1 415',
 		'Actions 1: Forwarding Number must be a phone number in E.164 form',
@@ -54,9 +81,24 @@ const CASES: Case[] = [
 		'client-7',
 		'Client Number must be a phone number in E.164 form',
 	],
-	['Voice Optimization 5', upsert({ voiceOptimization: V }), 5, 'Voice Optimization must be a whole number from 0 to 4'],
-	['Voice Optimization 2.5', upsert({ voiceOptimization: V }), 2.5, 'Voice Optimization must be a whole number from 0 to 4'],
-	['negative Endpointing', upsert({ endpointing: V }), -10, 'Endpointing (Ms) must be a whole number 0 or more'],
+	[
+		'Voice Optimization 5',
+		upsert({ voiceOptimization: V }),
+		5,
+		'Voice Optimization must be a whole number from 0 to 4',
+	],
+	[
+		'Voice Optimization 2.5',
+		upsert({ voiceOptimization: V }),
+		2.5,
+		'Voice Optimization must be a whole number from 0 to 4',
+	],
+	[
+		'negative Endpointing',
+		upsert({ endpointing: V }),
+		-10,
+		'Endpointing (Ms) must be a whole number 0 or more',
+	],
 	[
 		'negative Smart Endpointing Threshold',
 		upsert({ smartEndpointingThreshold: V }),
@@ -65,38 +107,127 @@ const CASES: Case[] = [
 	],
 	[
 		'negative Rewrite Threshold of a compliance check',
-		upsert({ complianceChecks: { check: [{ name: 'c', model: 'gpt-4o', checkInstructions: '', rewriteThreshold: V }] } }),
+		upsert({
+			complianceChecks: {
+				check: [{ name: 'c', model: 'gpt-4o', checkInstructions: '', rewriteThreshold: V }],
+			},
+		}),
 		-2,
 		'Compliance Checks 1: Rewrite Threshold must be a whole number 0 or more',
 	],
-	['Tools not JSON', upsert({ tools: V }), '[{"type": "function",', 'Tools (JSON) is not valid JSON'],
-	['Tools a JSON object, not an array', upsert({ tools: V }), '{"type": "function"}', 'Tools (JSON) must be a JSON array of objects'],
-	['Tools an array of numbers', upsert({ tools: V }), '[1, 2]', 'Tools (JSON) must be a JSON array of objects'],
-	['Tools an array with a nested array', upsert({ tools: V }), [{ type: 'function' }, ['x']], 'Tools (JSON) must be a JSON array of objects'],
-	['LLM Model unknown', upsert({ llmModel: V }), 'gpt-2', 'LLM Model must be one of gpt-4o, service-voice'],
-	['Webhook URL not http(s)', upsert({ webhook: V }), 'ftp://example.com/hook', 'Webhook URL must be an http:// or https:// URL'],
+	[
+		'Tools not JSON',
+		upsert({ tools: V }),
+		'[{"type": "function",',
+		'Tools (JSON) is not valid JSON',
+	],
+	[
+		'Tools a JSON object, not an array',
+		upsert({ tools: V }),
+		'{"type": "function"}',
+		'Tools (JSON) must be a JSON array of objects',
+	],
+	[
+		'Tools an array of numbers',
+		upsert({ tools: V }),
+		'[1, 2]',
+		'Tools (JSON) must be a JSON array of objects',
+	],
+	[
+		'Tools an array with a nested array',
+		upsert({ tools: V }),
+		[{ type: 'function' }, ['x']],
+		'Tools (JSON) must be a JSON array of objects',
+	],
+	[
+		'LLM Model unknown',
+		upsert({ llmModel: V }),
+		'gpt-2',
+		'LLM Model must be one of gpt-4o, service-voice',
+	],
+	[
+		'Webhook URL not http(s)',
+		upsert({ webhook: V }),
+		'ftp://example.com/hook',
+		'Webhook URL must be an http:// or https:// URL',
+	],
 	['Name empty', upsert({}, { name: V }), '  ', 'Name must not be empty'],
-	['an action without a name', upsert({ actions: { action: [{ name: V, forwardingNumber: '+14155550100' }] } }), '', 'Actions 1: Name must not be empty'],
+	[
+		'an action without a name',
+		upsert({ actions: { action: [{ name: V, forwardingNumber: '+14155550100' }] } }),
+		'',
+		'Actions 1: Name must not be empty',
+	],
 	['Area Code of 2 digits', upsert({}, { areaCode: V }), '41', 'Area Code must be 3 digits'],
 	['Area Code of letters', upsert({}, { areaCode: V }), 'abc', 'Area Code must be 3 digits'],
 	['Area Code of 4 digits', upsert({}, { areaCode: V }), 4155, 'Area Code must be 3 digits'],
-	['Call ID empty (Get)', { resource: 'call', operation: 'get', callId: V }, '', 'Call ID must not be empty'],
-	['Call ID empty (Set Context)', { resource: 'call', operation: 'setContext', callId: V, context: 'x' }, ' ', 'Call ID must not be empty'],
-	['Context empty (Set Context)', { resource: 'call', operation: 'setContext', callId: 'call_1', context: V }, '', 'Context must not be empty'],
-	['Agent ID empty (Get)', { resource: 'agent', operation: 'get', agent: rl(V) }, '', 'Agent must not be empty'],
-	['Agent ID empty (Delete)', { resource: 'agent', operation: 'delete', agent: rl(V, 'list') }, '', 'Agent must not be empty'],
-	['Limit 0 (Call: Get Many)', { resource: 'call', operation: 'getMany', returnAll: false, limit: V }, 0, 'Limit must be a whole number 1 or more'],
-	['Limit 0 (Agent: Get Many)', { resource: 'agent', operation: 'getMany', returnAll: false, limit: V }, 0, 'Limit must be a whole number 1 or more'],
-	['Limit -5', { resource: 'call', operation: 'getMany', returnAll: false, limit: V }, -5, 'Limit must be a whole number 1 or more'],
+	[
+		'Call ID empty (Get)',
+		{ resource: 'call', operation: 'get', callId: V },
+		'',
+		'Call ID must not be empty',
+	],
+	[
+		'Call ID empty (Set Context)',
+		{ resource: 'call', operation: 'setContext', callId: V, context: 'x' },
+		' ',
+		'Call ID must not be empty',
+	],
+	[
+		'Context empty (Set Context)',
+		{ resource: 'call', operation: 'setContext', callId: 'call_1', context: V },
+		'',
+		'Context must not be empty',
+	],
+	[
+		'Agent ID empty (Get)',
+		{ resource: 'agent', operation: 'get', agent: rl(V) },
+		'',
+		'Agent must not be empty',
+	],
+	[
+		'Agent ID empty (Delete)',
+		{ resource: 'agent', operation: 'delete', agent: rl(V, 'list') },
+		'',
+		'Agent must not be empty',
+	],
+	[
+		'Limit 0 (Call: Get Many)',
+		{ resource: 'call', operation: 'getMany', returnAll: false, limit: V },
+		0,
+		'Limit must be a whole number 1 or more',
+	],
+	[
+		'Limit 0 (Agent: Get Many)',
+		{ resource: 'agent', operation: 'getMany', returnAll: false, limit: V },
+		0,
+		'Limit must be a whole number 1 or more',
+	],
+	[
+		'Limit -5',
+		{ resource: 'call', operation: 'getMany', returnAll: false, limit: V },
+		-5,
+		'Limit must be a whole number 1 or more',
+	],
 	[
 		'Transcript Requests in Parallel 0',
-		{ resource: 'call', operation: 'getMany', returnAll: true, options: { includeTranscripts: true, transcriptConcurrency: V } },
+		{
+			resource: 'call',
+			operation: 'getMany',
+			returnAll: true,
+			options: { includeTranscripts: true, transcriptConcurrency: V },
+		},
 		0,
 		'Transcript Requests in Parallel must be a whole number from 1 to 20',
 	],
 	[
 		'Transcript Requests in Parallel 21',
-		{ resource: 'call', operation: 'getMany', returnAll: true, options: { includeTranscripts: true, transcriptConcurrency: V } },
+		{
+			resource: 'call',
+			operation: 'getMany',
+			returnAll: true,
+			options: { includeTranscripts: true, transcriptConcurrency: V },
+		},
 		21,
 		'Transcript Requests in Parallel must be a whole number from 1 to 20',
 	],
@@ -114,27 +245,56 @@ describe('each invalid value stops the node before any request, naming the field
 	});
 
 	test.each<[string, INodeParameters, string]>([
-		['Voice Optimization 5', upsert({ voiceOptimization: 5, endpointing: 100 }), 'Voice Optimization must be a whole number from 0 to 4 (got 5) [item 0]'],
-		['Endpointing -1', upsert({ endpointing: -1 }), 'Endpointing (Ms) must be a whole number 0 or more (got -1) [item 0]'],
-		['Limit 0', { resource: 'call', operation: 'getMany', returnAll: false, limit: 0 }, 'Limit must be a whole number 1 or more (got 0) [item 0]'],
-	])('a literal value typed into the field is checked the same way: %s', async (_label, parameters, message) => {
-		const run = await runWith(sandbox, parameters);
+		[
+			'Voice Optimization 5',
+			upsert({ voiceOptimization: 5, endpointing: 100 }),
+			'Voice Optimization must be a whole number from 0 to 4 (got 5) [item 0]',
+		],
+		[
+			'Endpointing -1',
+			upsert({ endpointing: -1 }),
+			'Endpointing (Ms) must be a whole number 0 or more (got -1) [item 0]',
+		],
+		[
+			'Limit 0',
+			{ resource: 'call', operation: 'getMany', returnAll: false, limit: 0 },
+			'Limit must be a whole number 1 or more (got 0) [item 0]',
+		],
+	])(
+		'a literal value typed into the field is checked the same way: %s',
+		async (_label, parameters, message) => {
+			const run = await runWith(sandbox, parameters);
 
-		expect(run.error?.message).toBe(message);
-		expect(await wire(sandbox)).toEqual([]);
-	});
+			expect(run.error?.message).toBe(message);
+			expect(await wire(sandbox)).toEqual([]);
+		},
+	);
 
 	test('the item named is the one that failed; the items before it were sent', async () => {
 		const run = await runWith(
 			sandbox,
-			{ resource: 'agent', operation: 'upsert', name: '=Agent {{ $json.n }}', areaCode: '={{ $json.area }}' },
-			{ input: [{ n: 0, area: '415' }, { n: 1, area: '212' }, { n: 2, area: '9' }, { n: 3, area: '312' }] },
+			{
+				resource: 'agent',
+				operation: 'upsert',
+				name: '=Agent {{ $json.n }}',
+				areaCode: '={{ $json.area }}',
+			},
+			{
+				input: [
+					{ n: 0, area: '415' },
+					{ n: 1, area: '212' },
+					{ n: 2, area: '9' },
+					{ n: 3, area: '312' },
+				],
+			},
 		);
 
 		expect(run.items).toEqual([]);
 		expect(run.error?.message).toBe('Area Code must be 3 digits, like 415 (got "9") [item 2]');
 		expect(run.error?.context?.itemIndex).toBe(2);
-		expect((await wire(sandbox)).map((request) => (request.body as { area_code: string }).area_code)).toEqual(['415', '212']);
+		expect(
+			(await wire(sandbox)).map((request) => (request.body as { area_code: string }).area_code),
+		).toEqual(['415', '212']);
 	});
 });
 
@@ -145,7 +305,13 @@ describe('Continue On Fail', () => {
 
 		const run = await runWith(
 			sandbox,
-			{ resource: 'call', operation: 'create', from: rl(agent.id), to: '={{ $json.to }}', context: '={{ $json.context }}' },
+			{
+				resource: 'call',
+				operation: 'create',
+				from: rl(agent.id),
+				to: '={{ $json.to }}',
+				context: '={{ $json.context }}',
+			},
 			{
 				continueOnFail: true,
 				input: [
@@ -158,17 +324,33 @@ describe('Continue On Fail', () => {
 
 		expect(run.error).toBeUndefined();
 		expect(run.items).toHaveLength(3);
-		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(run.items[0].json).toMatchObject({ to: '+14155550101', context: 'first', status: 'in_progress' });
-		expect(run.items[1].json).toEqual({
-			error: 'To must be a phone number in E.164 form, like +14155550123 (got "not a number") [item 1]',
+		expect(run.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
+		expect(run.items[0].json).toMatchObject({
+			to: '+14155550101',
+			context: 'first',
+			status: 'in_progress',
 		});
-		expect(run.items[2].json).toMatchObject({ to: '+14155550103', context: 'third', status: 'in_progress' });
+		expect(run.items[1].json).toEqual({
+			error:
+				'To must be a phone number in E.164 form, like +14155550123 (got "not a number") [item 1]',
+		});
+		expect(run.items[2].json).toMatchObject({
+			to: '+14155550103',
+			context: 'third',
+			status: 'in_progress',
+		});
 		const posts = (await wire(sandbox)).filter((request) => request.method === 'POST');
-		expect(posts.map((request) => (request.body as { to: string }).to)).toEqual(['+14155550101', '+14155550103']);
+		expect(posts.map((request) => (request.body as { to: string }).to)).toEqual([
+			'+14155550101',
+			'+14155550103',
+		]);
 	});
 
-	test('an API error in the middle item (404) becomes that item\'s {error}; the others go on', async () => {
+	test("an API error in the middle item (404) becomes that item's {error}; the others go on", async () => {
 		const agent = await createAgent(sandbox);
 		const first = await placeCall(sandbox, agent, { context: 'one' });
 		const last = await placeCall(sandbox, agent, { context: 'three' });
@@ -198,8 +380,15 @@ describe('Continue On Fail', () => {
 			{ continueOnFail: true, input: [{ limit: 2 }, { limit: 0 }, { limit: 1 }] },
 		);
 
-		expect(run.items.map((item) => item.pairedItem)).toEqual([{ item: 0 }, { item: 0 }, { item: 1 }, { item: 2 }]);
-		expect(run.items[2].json).toEqual({ error: 'Limit must be a whole number 1 or more (got 0) [item 1]' });
+		expect(run.items.map((item) => item.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+		]);
+		expect(run.items[2].json).toEqual({
+			error: 'Limit must be a whole number 1 or more (got 0) [item 1]',
+		});
 		expect((await wire(sandbox)).map((request) => request.query.limit)).toEqual(['2', '1']);
 	});
 
@@ -214,7 +403,9 @@ describe('Continue On Fail', () => {
 		);
 
 		expect(run.items).toEqual([]);
-		expect(run.error?.message).toBe('To must be a phone number in E.164 form, like +14155550123 (got "12") [item 1]');
+		expect(run.error?.message).toBe(
+			'To must be a phone number in E.164 form, like +14155550123 (got "12") [item 1]',
+		);
 		expect(run.error?.context?.itemIndex).toBe(1);
 		expect(run.run.data.resultData.error?.message).toBe(run.error?.message);
 		const posts = (await wire(sandbox)).filter((request) => request.method === 'POST');
@@ -237,9 +428,19 @@ describe('Continue On Fail', () => {
 });
 
 test('a valid item after the checks is sent unchanged (the checks do not alter good values)', async () => {
-	const run = await runWith(sandbox, upsert({ voiceOptimization: 0, endpointing: 0, smartEndpointingThreshold: 0 }, { areaCode: '212' }));
+	const run = await runWith(
+		sandbox,
+		upsert(
+			{ voiceOptimization: 0, endpointing: 0, smartEndpointingThreshold: 0 },
+			{ areaCode: '212' },
+		),
+	);
 
-	expect(jsonOf(run)[0]).toMatchObject({ voice_optimization: 0, endpointing: 0, smart_endpointing_threshold: 0 });
+	expect(jsonOf(run)[0]).toMatchObject({
+		voice_optimization: 0,
+		endpointing: 0,
+		smart_endpointing_threshold: 0,
+	});
 	expect((await wire(sandbox))[0].body).toStrictEqual({
 		name: 'Checked',
 		area_code: '212',

@@ -1,5 +1,12 @@
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { AGENT_FIELDS, AGENT_LIST_FIELDS, ISO_TIMESTAMP, compareNewestFirst, createAgent, listAll } from './helpers.cts';
+import {
+	AGENT_FIELDS,
+	AGENT_LIST_FIELDS,
+	ISO_TIMESTAMP,
+	compareNewestFirst,
+	createAgent,
+	listAll,
+} from './helpers.cts';
 
 let sandbox: TestSandbox;
 
@@ -14,13 +21,19 @@ const FUNCTION_TOOL = {
 	function: {
 		name: 'check_order',
 		description: 'Looks up an order',
-		parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+		parameters: {
+			type: 'object',
+			properties: { order_id: { type: 'string' } },
+			required: ['order_id'],
+		},
 	},
 };
 
 describe('POST /agent creates an agent', () => {
 	test('with the defaults for omitted fields and a +1 phone number in its area code', async () => {
-		const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'Reception', area_code: '212' } });
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Reception', area_code: '212' },
+		});
 
 		expect(status).toBe(200);
 		expect(Object.keys(body).sort()).toEqual(AGENT_FIELDS);
@@ -61,14 +74,22 @@ describe('POST /agent creates an agent', () => {
 			tools: [FUNCTION_TOOL],
 			filler_words: true,
 			filler_words_whitelist: ['um', 'well'],
-			actions: [{ name: 'transfer', instructions: 'Transfer on request', forwarding_number: '+14155550100' }],
+			actions: [
+				{
+					name: 'transfer',
+					instructions: 'Transfer on request',
+					forwarding_number: '+14155550100',
+				},
+			],
 			voicemail_number: '+4930123456',
 			chunking: true,
 			endpointing: 250,
 			voice_optimization: 4,
 			smart_endpointing_threshold: 3,
 			language: 'de',
-			compliance_checks: [{ name: 'polite', model: 'gpt-4o', check_instructions: 'Be polite', rewrite_threshold: 2 }],
+			compliance_checks: [
+				{ name: 'polite', model: 'gpt-4o', check_instructions: 'Be polite', rewrite_threshold: 2 },
+			],
 		};
 		const { status, body } = await sandbox.api('POST', '/agent', { body: fields });
 
@@ -97,7 +118,9 @@ describe('POST /agent creates an agent', () => {
 		['four digits', '4155'],
 		['letters', 'abc'],
 	])('rejects an area_code that is %s', async (_label, areaCode) => {
-		const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'A', area_code: areaCode } });
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'A', area_code: areaCode },
+		});
 
 		expect(status).toBe(400);
 		expect(body.message).toMatch(/area_code/);
@@ -109,7 +132,9 @@ describe('POST /agent creates an agent', () => {
 		['blank', { name: '   ' }],
 		['not a string', { name: 7 }],
 	])('rejects a name that is %s', async (_label, fields) => {
-		const { status, body } = await sandbox.api('POST', '/agent', { body: { area_code: '415', ...fields } });
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { area_code: '415', ...fields },
+		});
 
 		expect(status).toBe(400);
 		expect(body).toEqual({ error: 'Bad Request', message: expect.stringMatching(/name/) });
@@ -147,10 +172,17 @@ describe('POST /agent updates the agent with the same name', () => {
 			webhook: 'http://127.0.0.1:9/hook',
 		});
 
-		const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'Support', voice_id: 'echo', endpointing: 0 } });
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Support', voice_id: 'echo', endpointing: 0 },
+		});
 
 		expect(status).toBe(200);
-		expect(body).toEqual({ ...created, voice_id: 'echo', endpointing: 0, updated_at: expect.stringMatching(ISO_TIMESTAMP) });
+		expect(body).toEqual({
+			...created,
+			voice_id: 'echo',
+			endpointing: 0,
+			updated_at: expect.stringMatching(ISO_TIMESTAMP),
+		});
 		expect(body.updated_at >= created.updated_at).toBe(true);
 		expect((await sandbox.api('GET', '/agent', { query: { id: created.id } })).body).toEqual(body);
 		expect(await listAll(sandbox, 'agents')).toHaveLength(1);
@@ -158,24 +190,37 @@ describe('POST /agent updates the agent with the same name', () => {
 
 	test('ignores area_code on update (the phone number stays)', async () => {
 		const created = await createAgent(sandbox, { name: 'Stays', area_code: '415' });
-		const { body } = await sandbox.api('POST', '/agent', { body: { name: 'Stays', area_code: '212' } });
+		const { body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Stays', area_code: '212' },
+		});
 
 		expect(body.phone_number).toBe(created.phone_number);
 	});
 
 	test('can clear fields with empty values', async () => {
-		await createAgent(sandbox, { name: 'Clear', webhook: 'https://example.com/h', voicemail_number: '+14155550000', tools: [FUNCTION_TOOL] });
-		const { body } = await sandbox.api('POST', '/agent', { body: { name: 'Clear', webhook: '', voicemail_number: '', tools: [] } });
+		await createAgent(sandbox, {
+			name: 'Clear',
+			webhook: 'https://example.com/h',
+			voicemail_number: '+14155550000',
+			tools: [FUNCTION_TOOL],
+		});
+		const { body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Clear', webhook: '', voicemail_number: '', tools: [] },
+		});
 
 		expect(body).toMatchObject({ webhook: '', voicemail_number: '', tools: [] });
 	});
 
 	test('keeps an older llm_model from the listings when the update omits it', async () => {
 		await sandbox.seed({ agents: 3 });
-		const legacy = (await listAll(sandbox, 'agents')).find((agent) => agent.llm_model === 'gpt-3.5-turbo');
+		const legacy = (await listAll(sandbox, 'agents')).find(
+			(agent) => agent.llm_model === 'gpt-3.5-turbo',
+		);
 		expect(legacy).toBeDefined();
 
-		const { status, body } = await sandbox.api('POST', '/agent', { body: { name: legacy.name, voice_id: 'onyx' } });
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: legacy.name, voice_id: 'onyx' },
+		});
 
 		expect(status).toBe(200);
 		expect(body.llm_model).toBe('gpt-3.5-turbo');
@@ -202,7 +247,11 @@ describe('POST /agent validation answers 400 and names the field', () => {
 		['actions', ['transfer'], 'actions[0]'],
 		['actions', [{ name: 5 }], 'actions[0].name'],
 		['actions', [{ instructions: false }], 'actions[0].instructions'],
-		['actions', [{ name: 'ok' }, { forwarding_number: '555-0100' }], 'actions[1].forwarding_number'],
+		[
+			'actions',
+			[{ name: 'ok' }, { forwarding_number: '555-0100' }],
+			'actions[1].forwarding_number',
+		],
 		['voicemail_number', '4155550100', 'voicemail_number'],
 		['voicemail_number', '+0415555010', 'voicemail_number'],
 		['voicemail_number', '+123456', 'voicemail_number'],
@@ -225,7 +274,9 @@ describe('POST /agent validation answers 400 and names the field', () => {
 		['compliance_checks', [{ rewrite_threshold: -1 }], 'compliance_checks[0].rewrite_threshold'],
 		['compliance_checks', [{ rewrite_threshold: 1.5 }], 'compliance_checks[0].rewrite_threshold'],
 	])('%s = %j', async (field, value, path) => {
-		const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'Invalid', area_code: '415', [field]: value } });
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Invalid', area_code: '415', [field]: value },
+		});
 
 		expect(status).toBe(400);
 		expect(body.error).toBe('Bad Request');
@@ -235,10 +286,14 @@ describe('POST /agent validation answers 400 and names the field', () => {
 
 	test('an invalid update leaves the agent unchanged', async () => {
 		const created = await createAgent(sandbox, { name: 'Unchanged', voice_id: 'nova' });
-		const { status } = await sandbox.api('POST', '/agent', { body: { name: 'Unchanged', voice_id: 'echo', voice_optimization: 9 } });
+		const { status } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Unchanged', voice_id: 'echo', voice_optimization: 9 },
+		});
 
 		expect(status).toBe(400);
-		expect((await sandbox.api('GET', '/agent', { query: { id: created.id } })).body).toEqual(created);
+		expect((await sandbox.api('GET', '/agent', { query: { id: created.id } })).body).toEqual(
+			created,
+		);
 	});
 
 	test('accepts the boundary values', async () => {
@@ -256,11 +311,16 @@ describe('POST /agent validation answers 400 and names the field', () => {
 		});
 		expect(status).toBe(200);
 		expect(body.voicemail_number).toBe('+1234567');
-		expect((await sandbox.api('POST', '/agent', { body: { name: 'Bounds', voice_optimization: 0 } })).status).toBe(200);
+		expect(
+			(await sandbox.api('POST', '/agent', { body: { name: 'Bounds', voice_optimization: 0 } }))
+				.status,
+		).toBe(200);
 	});
 
 	test('ignores fields it does not know', async () => {
-		const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'Extra', area_code: '415', favourite_colour: 'blue' } });
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Extra', area_code: '415', favourite_colour: 'blue' },
+		});
 
 		expect(status).toBe(200);
 		expect(body).not.toHaveProperty('favourite_colour');
@@ -284,7 +344,10 @@ describe('GET /agent', () => {
 
 		const unknown = await sandbox.api('GET', '/agent', { query: { id: 'agt_unknown' } });
 		expect(unknown.status).toBe(404);
-		expect(unknown.body).toEqual({ error: 'Not Found', message: expect.stringContaining('agt_unknown') });
+		expect(unknown.body).toEqual({
+			error: 'Not Found',
+			message: expect.stringContaining('agt_unknown'),
+		});
 	});
 });
 
@@ -322,7 +385,10 @@ test('PUT /agent answers 501 with an error body pointing to the upsert', async (
 	const { status, body } = await sandbox.api('PUT', '/agent', { body: { name: 'X' } });
 
 	expect(status).toBe(501);
-	expect(body).toEqual({ error: 'Not Implemented', message: expect.stringContaining('POST /agent') });
+	expect(body).toEqual({
+		error: 'Not Implemented',
+		message: expect.stringContaining('POST /agent'),
+	});
 });
 
 describe('GET /agents', () => {

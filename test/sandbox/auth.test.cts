@@ -28,14 +28,25 @@ const bodyFor = (method: string) => (method === 'POST' || method === 'PUT' ? {} 
 
 describe('every endpoint answers 401 with an error body', () => {
 	test.each(ENDPOINTS)('%s %s without an Authorization header', async (method, path, query) => {
-		const { status, body } = await sandbox.api(method, path, { key: null, query, body: bodyFor(method) });
+		const { status, body } = await sandbox.api(method, path, {
+			key: null,
+			query,
+			body: bodyFor(method),
+		});
 
 		expect(status).toBe(401);
-		expect(body).toEqual({ error: 'Unauthorized', message: expect.stringMatching(/Authorization|API key/) });
+		expect(body).toEqual({
+			error: 'Unauthorized',
+			message: expect.stringMatching(/Authorization|API key/),
+		});
 	});
 
 	test.each(ENDPOINTS)('%s %s with an unknown key', async (method, path, query) => {
-		const { status, body } = await sandbox.api(method, path, { key: 'not-a-key', query, body: bodyFor(method) });
+		const { status, body } = await sandbox.api(method, path, {
+			key: 'not-a-key',
+			query,
+			body: bodyFor(method),
+		});
 
 		expect(status).toBe(401);
 		expect(body).toEqual({ error: 'Unauthorized', message: 'Invalid API key' });
@@ -48,7 +59,10 @@ describe('every endpoint answers 401 with an error body', () => {
 		['a scheme and spaces', 'Bearer   '],
 		['two tokens', `Bearer ${KEY_A} ${KEY_B}`],
 	])('GET /agents with a malformed header: %s', async (_label, header) => {
-		const { status, body } = await sandbox.api('GET', '/agents', { key: null, headers: { authorization: header } });
+		const { status, body } = await sandbox.api('GET', '/agents', {
+			key: null,
+			headers: { authorization: header },
+		});
 
 		expect(status).toBe(401);
 		expect(body.error).toBe('Unauthorized');
@@ -63,7 +77,14 @@ describe('every endpoint answers 401 with an error body', () => {
 
 test('a known key in "Bearer <key>" is accepted, the scheme in any case', async () => {
 	expect((await sandbox.api('GET', '/agents', { key: KEY_A })).status).toBe(200);
-	expect((await sandbox.api('GET', '/agents', { key: null, headers: { authorization: `bearer ${KEY_B}` } })).status).toBe(200);
+	expect(
+		(
+			await sandbox.api('GET', '/agents', {
+				key: null,
+				headers: { authorization: `bearer ${KEY_B}` },
+			})
+		).status,
+	).toBe(200);
 });
 
 describe('each key is its own account', () => {
@@ -72,18 +93,31 @@ describe('each key is its own account', () => {
 		const call = await placeCall(sandbox, agent, {}, KEY_A);
 
 		const asB = { key: KEY_B };
-		expect((await sandbox.api('GET', '/agent', { ...asB, query: { id: agent.id } })).status).toBe(404);
-		expect((await sandbox.api('DELETE', '/agent', { ...asB, query: { id: agent.id } })).status).toBe(404);
-		expect((await sandbox.api('GET', '/call', { ...asB, query: { id: call.id } })).status).toBe(404);
-		const context = await sandbox.api('POST', '/call/context', { ...asB, body: { id: call.id, context: 'hijack' } });
+		expect((await sandbox.api('GET', '/agent', { ...asB, query: { id: agent.id } })).status).toBe(
+			404,
+		);
+		expect(
+			(await sandbox.api('DELETE', '/agent', { ...asB, query: { id: agent.id } })).status,
+		).toBe(404);
+		expect((await sandbox.api('GET', '/call', { ...asB, query: { id: call.id } })).status).toBe(
+			404,
+		);
+		const context = await sandbox.api('POST', '/call/context', {
+			...asB,
+			body: { id: call.id, context: 'hijack' },
+		});
 		expect(context.status).toBe(404);
 		expect(await listAll(sandbox, 'agents', {}, KEY_B)).toEqual([]);
 		expect(await listAll(sandbox, 'calls', {}, KEY_B)).toEqual([]);
 		expect(await listAll(sandbox, 'calls', { agent_id: agent.id }, KEY_B)).toEqual([]);
 
 		// Nothing B did touched A's data.
-		expect((await sandbox.api('GET', '/agent', { key: KEY_A, query: { id: agent.id } })).status).toBe(200);
-		expect((await sandbox.api('GET', '/call', { key: KEY_A, query: { id: call.id } })).body.context).toBe('Test call');
+		expect(
+			(await sandbox.api('GET', '/agent', { key: KEY_A, query: { id: agent.id } })).status,
+		).toBe(200);
+		expect(
+			(await sandbox.api('GET', '/call', { key: KEY_A, query: { id: call.id } })).body.context,
+		).toBe('Test call');
 	});
 
 	test("an account cannot call from another account's agent number", async () => {
@@ -102,7 +136,12 @@ describe('each key is its own account', () => {
 		const b = await createAgent(sandbox, { name: 'Shared name' }, KEY_B);
 
 		expect(b.id).not.toBe(a.id);
-		await sandbox.api('POST', '/agent', { key: KEY_B, body: { name: 'Shared name', voice_id: 'echo' } });
-		expect((await sandbox.api('GET', '/agent', { key: KEY_A, query: { id: a.id } })).body.voice_id).toBe('');
+		await sandbox.api('POST', '/agent', {
+			key: KEY_B,
+			body: { name: 'Shared name', voice_id: 'echo' },
+		});
+		expect(
+			(await sandbox.api('GET', '/agent', { key: KEY_A, query: { id: a.id } })).body.voice_id,
+		).toBe('');
 	});
 });

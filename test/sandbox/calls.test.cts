@@ -1,5 +1,13 @@
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { CALL_CONTEXT_FIELDS, CALL_FIELDS, CALL_LIST_FIELDS, ISO_TIMESTAMP, createAgent, placeCall, waitFor } from './helpers.cts';
+import {
+	CALL_CONTEXT_FIELDS,
+	CALL_FIELDS,
+	CALL_LIST_FIELDS,
+	ISO_TIMESTAMP,
+	createAgent,
+	placeCall,
+	waitFor,
+} from './helpers.cts';
 
 let sandbox: TestSandbox;
 let agent: any;
@@ -21,7 +29,12 @@ function transcriptText(call: { transcript: { text: string }[] }): string {
 describe('POST /call', () => {
 	test('starts a call in progress and answers it in the GET /call shape', async () => {
 		const { status, body } = await sandbox.api('POST', '/call', {
-			body: { from: agent.phone_number, to: '+447700900123', context: 'Appointment on Tuesday', user_speaks_first: true },
+			body: {
+				from: agent.phone_number,
+				to: '+447700900123',
+				context: 'Appointment on Tuesday',
+				user_speaks_first: true,
+			},
 		});
 
 		expect(status).toBe(200);
@@ -42,7 +55,9 @@ describe('POST /call', () => {
 	});
 
 	test('context and user_speaks_first are optional', async () => {
-		const { status, body } = await sandbox.api('POST', '/call', { body: { from: agent.phone_number, to: '+14155550123' } });
+		const { status, body } = await sandbox.api('POST', '/call', {
+			body: { from: agent.phone_number, to: '+14155550123' },
+		});
 
 		expect(status).toBe(200);
 		expect(body.context).toBe('');
@@ -99,14 +114,19 @@ describe('GET /call', () => {
 
 		const unknown = await sandbox.api('GET', '/call', { query: { id: 'call_0000' } });
 		expect(unknown.status).toBe(404);
-		expect(unknown.body).toEqual({ error: 'Not Found', message: expect.stringContaining('call_0000') });
+		expect(unknown.body).toEqual({
+			error: 'Not Found',
+			message: expect.stringContaining('call_0000'),
+		});
 	});
 });
 
 describe('POST /call/context', () => {
 	test('replaces the context of a call in progress and answers the call with updated_at', async () => {
 		const call = await placeCall(sandbox, agent, { context: 'Original' });
-		const { status, body } = await sandbox.api('POST', '/call/context', { body: { id: call.id, context: 'Moved to 3 pm' } });
+		const { status, body } = await sandbox.api('POST', '/call/context', {
+			body: { id: call.id, context: 'Moved to 3 pm' },
+		});
 
 		expect(status).toBe(200);
 		expect(Object.keys(body).sort()).toEqual(CALL_CONTEXT_FIELDS);
@@ -121,12 +141,16 @@ describe('POST /call/context', () => {
 			updated_at: expect.stringMatching(ISO_TIMESTAMP),
 		});
 		expect(body.updated_at >= call.created_at).toBe(true);
-		expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).body.context).toBe('Moved to 3 pm');
+		expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).body.context).toBe(
+			'Moved to 3 pm',
+		);
 	});
 
 	test('the latest context reaches the call: the transcript mentions it', async () => {
 		const call = await placeCall(sandbox, agent, { context: 'Order 1 ships today' });
-		await sandbox.api('POST', '/call/context', { body: { id: call.id, context: 'Order 1 is delayed until Friday' } });
+		await sandbox.api('POST', '/call/context', {
+			body: { id: call.id, context: 'Order 1 is delayed until Friday' },
+		});
 
 		const completed = await sandbox.control('POST', `/calls/${call.id}/complete`);
 		expect(completed.status).toBe(200);
@@ -141,11 +165,15 @@ describe('POST /call/context', () => {
 		const call = await placeCall(sandbox, agent);
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
 
-		const { status, body } = await sandbox.api('POST', '/call/context', { body: { id: call.id, context: 'Too late' } });
+		const { status, body } = await sandbox.api('POST', '/call/context', {
+			body: { id: call.id, context: 'Too late' },
+		});
 
 		expect(status).toBe(400);
 		expect(body.message).toMatch(/in_progress/);
-		expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).body.context).toBe('Test call');
+		expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).body.context).toBe(
+			'Test call',
+		);
 	});
 
 	test.each<[string, Record<string, unknown>, RegExp]>([
@@ -161,7 +189,9 @@ describe('POST /call/context', () => {
 	});
 
 	test('answers 404 for an unknown call', async () => {
-		const { status, body } = await sandbox.api('POST', '/call/context', { body: { id: 'call_missing', context: 'x' } });
+		const { status, body } = await sandbox.api('POST', '/call/context', {
+			body: { id: 'call_missing', context: 'x' },
+		});
 
 		expect(status).toBe(404);
 		expect(body.error).toBe('Not Found');
@@ -171,16 +201,25 @@ describe('POST /call/context', () => {
 describe('POST /_sandbox/calls/{id}/complete', () => {
 	test('ends a call as completed with ended_at, duration and a transcript of agent and customer lines', async () => {
 		const call = await placeCall(sandbox, agent, { context: 'Check-up on Friday' });
-		const { status, body } = await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'completed' });
+		const { status, body } = await sandbox.control('POST', `/calls/${call.id}/complete`, {
+			status: 'completed',
+		});
 
 		expect(status).toBe(200);
-		expect(body).toMatchObject({ id: call.id, status: 'completed', ended_at: expect.stringMatching(ISO_TIMESTAMP) });
+		expect(body).toMatchObject({
+			id: call.id,
+			status: 'completed',
+			ended_at: expect.stringMatching(ISO_TIMESTAMP),
+		});
 		expect(body.ended_at >= call.created_at).toBe(true);
 		expect(body.duration).toEqual(expect.any(Number));
 		expect(body.duration).toBeGreaterThanOrEqual(0);
 		expect(body.transcript.length).toBeGreaterThan(2);
 		for (const entry of body.transcript) {
-			expect(entry).toEqual({ speaker: expect.stringMatching(/^(agent|customer)$/), text: expect.any(String) });
+			expect(entry).toEqual({
+				speaker: expect.stringMatching(/^(agent|customer)$/),
+				text: expect.any(String),
+			});
 		}
 		expect(body.transcript[0]).toEqual({ speaker: 'agent', text: 'Hello from the clinic.' });
 		expect(transcriptText(body)).toContain('Check-up on Friday');
@@ -189,14 +228,23 @@ describe('POST /_sandbox/calls/{id}/complete', () => {
 
 	test('ends a call as failed: no transcript, duration 0', async () => {
 		const call = await placeCall(sandbox, agent);
-		const { body } = await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'failed' });
+		const { body } = await sandbox.control('POST', `/calls/${call.id}/complete`, {
+			status: 'failed',
+		});
 
-		expect(body).toMatchObject({ status: 'failed', transcript: [], duration: 0, ended_at: expect.stringMatching(ISO_TIMESTAMP) });
+		expect(body).toMatchObject({
+			status: 'failed',
+			transcript: [],
+			duration: 0,
+			ended_at: expect.stringMatching(ISO_TIMESTAMP),
+		});
 	});
 
 	test('answers 409 for a call that has ended, 404 for an unknown call, 400 for an unknown status', async () => {
 		const call = await placeCall(sandbox, agent);
-		expect((await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'done' })).status).toBe(400);
+		expect(
+			(await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'done' })).status,
+		).toBe(400);
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
 
 		const again = await sandbox.control('POST', `/calls/${call.id}/complete`);
@@ -227,7 +275,10 @@ describe('calls end by themselves after callDurationMs', () => {
 		const call = await placeCall(quick, quickAgent, { context: 'Table for two at 8' });
 		const ended = await waitUntilEnded(call.id);
 
-		expect(ended).toMatchObject({ status: 'completed', ended_at: expect.stringMatching(ISO_TIMESTAMP) });
+		expect(ended).toMatchObject({
+			status: 'completed',
+			ended_at: expect.stringMatching(ISO_TIMESTAMP),
+		});
 		expect(ended.duration).toBeGreaterThan(0);
 		expect(transcriptText(ended)).toContain('Table for two at 8');
 	});

@@ -16,7 +16,10 @@ interface Cli {
 
 /** Runs `node sandbox/cli.js ...args` (what `npm run sandbox -- ...args` runs). */
 function runCli(args: string[]): Cli {
-	const child = spawn(process.execPath, ['sandbox/cli.js', ...args], { cwd: REPO, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(process.execPath, ['sandbox/cli.js', ...args], {
+		cwd: REPO,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	const cli: Cli = {
 		child,
 		stdout: '',
@@ -55,7 +58,20 @@ function start(args: string[]): Cli {
 }
 
 test('prints one start line with the real port, serves the seeded account and stops on SIGTERM', async () => {
-	const cli = start(['--port', '0', '--api-key', 'cli-key', '--agents', '2', '--calls', '5', '--seed', '9', '--latency-ms', '0']);
+	const cli = start([
+		'--port',
+		'0',
+		'--api-key',
+		'cli-key',
+		'--agents',
+		'2',
+		'--calls',
+		'5',
+		'--seed',
+		'9',
+		'--latency-ms',
+		'0',
+	]);
 	const line = await firstLine(cli);
 
 	const [, baseUrl, port, keys] = START_LINE.exec(line) ?? [];
@@ -101,7 +117,17 @@ test('--help lists the flags and exits 0', async () => {
 	const cli = start(['--help']);
 
 	expect(await cli.exited).toBe(0);
-	for (const flag of ['--port', '--host', '--api-key', '--agents', '--calls', '--seed', '--latency-ms', '--call-duration-ms', '--webhook-retry-ms']) {
+	for (const flag of [
+		'--port',
+		'--host',
+		'--api-key',
+		'--agents',
+		'--calls',
+		'--seed',
+		'--latency-ms',
+		'--call-duration-ms',
+		'--webhook-retry-ms',
+	]) {
 		expect(cli.stdout).toContain(flag);
 	}
 });

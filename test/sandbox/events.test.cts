@@ -30,7 +30,10 @@ const BOOKING_TOOL = {
 	function: {
 		name: 'book_table',
 		description: 'Books a table',
-		parameters: { type: 'object', properties: { party_size: { type: 'integer' }, time: { type: 'string' } } },
+		parameters: {
+			type: 'object',
+			properties: { party_size: { type: 'integer' }, time: { type: 'string' } },
+		},
 	},
 };
 
@@ -43,24 +46,39 @@ async function deliveriesOf(callId: string, count: number) {
 
 describe('life-cycle events go to the agent webhook', () => {
 	test('call_started when the call is placed, call_ended with the finished call', async () => {
-		const agent = await createAgent(sandbox, { name: 'Hooked', webhook: `${receiver.url}/hooks/voice?token=s3cret` });
+		const agent = await createAgent(sandbox, {
+			name: 'Hooked',
+			webhook: `${receiver.url}/hooks/voice?token=s3cret`,
+		});
 		const call = await placeCall(sandbox, agent, { context: 'Delivery at noon' });
 
 		const [started] = await receiver.waitForCount(1);
 		expect(started.method).toBe('POST');
 		expect(started.url).toBe('/hooks/voice?token=s3cret');
 		expect(started.headers['content-type']).toBe('application/json');
-		expect(started.body).toEqual({ event_type: 'call_started', call_id: call.id, timestamp: expect.stringMatching(ISO_TIMESTAMP), data: call });
+		expect(started.body).toEqual({
+			event_type: 'call_started',
+			call_id: call.id,
+			timestamp: expect.stringMatching(ISO_TIMESTAMP),
+			data: call,
+		});
 
 		const completed = await sandbox.control('POST', `/calls/${call.id}/complete`);
 		const [, ended] = await receiver.waitForCount(2);
-		expect(ended.body).toEqual({ event_type: 'call_ended', call_id: call.id, timestamp: expect.stringMatching(ISO_TIMESTAMP), data: completed.body });
+		expect(ended.body).toEqual({
+			event_type: 'call_ended',
+			call_id: call.id,
+			timestamp: expect.stringMatching(ISO_TIMESTAMP),
+			data: completed.body,
+		});
 		expect(Object.keys(ended.body.data).sort()).toEqual(CALL_FIELDS);
 		expect(ended.body.data.status).toBe('completed');
 		expect(ended.body.timestamp >= started.body.timestamp).toBe(true);
 
 		const deliveries = await sandbox.deliveries();
-		expect(deliveries.map((delivery) => [delivery.event_type, delivery.attempt, delivery.status])).toEqual([
+		expect(
+			deliveries.map((delivery) => [delivery.event_type, delivery.attempt, delivery.status]),
+		).toEqual([
 			['call_started', 1, 200],
 			['call_ended', 1, 200],
 		]);
@@ -81,7 +99,9 @@ describe('life-cycle events go to the agent webhook', () => {
 		const call = await placeCall(sandbox, agent);
 		await receiver.waitForCount(1);
 
-		await sandbox.api('POST', '/agent', { body: { name: 'Moving', webhook: `${receiver.url}/new` } });
+		await sandbox.api('POST', '/agent', {
+			body: { name: 'Moving', webhook: `${receiver.url}/new` },
+		});
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
 
 		const received = await receiver.waitForCount(2);
@@ -108,9 +128,20 @@ describe('retries', () => {
 		const call = await placeCall(sandbox, agent);
 
 		const received = await receiver.waitForCount(3);
-		expect(received.map((request) => request.body)).toEqual([received[0].body, received[0].body, received[0].body]);
+		expect(received.map((request) => request.body)).toEqual([
+			received[0].body,
+			received[0].body,
+			received[0].body,
+		]);
 		const attempts = await deliveriesOf(call.id, 3);
-		expect(attempts.map((attempt) => [attempt.attempt, attempt.status, attempt.error, attempt.response_body])).toEqual([
+		expect(
+			attempts.map((attempt) => [
+				attempt.attempt,
+				attempt.status,
+				attempt.error,
+				attempt.response_body,
+			]),
+		).toEqual([
 			[1, 500, null, 'busy'],
 			[2, 503, null, 'busy'],
 			[3, 200, null, 'busy'],
@@ -128,7 +159,9 @@ describe('retries', () => {
 		expect(attempts.map((attempt) => attempt.attempt)).toEqual([1, 2, 3, 4]);
 		await sleep(RETRY_DELAY_MS * 15);
 		expect(receiver.received).toHaveLength(4);
-		expect((await sandbox.deliveries()).filter((delivery) => delivery.call_id === call.id)).toHaveLength(4);
+		expect(
+			(await sandbox.deliveries()).filter((delivery) => delivery.call_id === call.id),
+		).toHaveLength(4);
 	});
 
 	test('network errors are retried and recorded with status null and the error', async () => {
@@ -138,7 +171,12 @@ describe('retries', () => {
 
 		const attempts = await deliveriesOf(call.id, 4);
 		for (const attempt of attempts) {
-			expect(attempt).toMatchObject({ url, event_type: 'call_started', status: null, response_body: null });
+			expect(attempt).toMatchObject({
+				url,
+				event_type: 'call_started',
+				status: null,
+				response_body: null,
+			});
 			expect(attempt.error).toMatch(/ECONNREFUSED/);
 		}
 	});
@@ -177,15 +215,32 @@ describe('POST /_sandbox/calls/{id}/events', () => {
 		await receiver.waitForCount(1);
 
 		const data = { name: 'lookup_order', arguments: { order_id: 'A-17' } };
-		const { status, body } = await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'tool_call', data });
+		const { status, body } = await sandbox.control('POST', `/calls/${call.id}/events`, {
+			event_type: 'tool_call',
+			data,
+		});
 
 		expect(status).toBe(200);
-		expect(body).toEqual({ event_type: 'tool_call', call_id: call.id, url: `${receiver.url}/hook`, status: 200 });
-		expect(receiver.received[1].body).toEqual({ event_type: 'tool_call', call_id: call.id, timestamp: expect.stringMatching(ISO_TIMESTAMP), data });
+		expect(body).toEqual({
+			event_type: 'tool_call',
+			call_id: call.id,
+			url: `${receiver.url}/hook`,
+			status: 200,
+		});
+		expect(receiver.received[1].body).toEqual({
+			event_type: 'tool_call',
+			call_id: call.id,
+			timestamp: expect.stringMatching(ISO_TIMESTAMP),
+			data,
+		});
 	});
 
 	test('data defaults to the call for call_started/call_ended and to the first tool for tool_call', async () => {
-		const agent = await createAgent(sandbox, { name: 'Defaults', webhook: `${receiver.url}/hook`, tools: [BOOKING_TOOL] });
+		const agent = await createAgent(sandbox, {
+			name: 'Defaults',
+			webhook: `${receiver.url}/hook`,
+			tools: [BOOKING_TOOL],
+		});
 		const call = await placeCall(sandbox, agent);
 		await receiver.waitForCount(1);
 
@@ -196,7 +251,10 @@ describe('POST /_sandbox/calls/{id}/events', () => {
 		expect(received[1].body).toMatchObject({ event_type: 'call_ended', data: call });
 		expect(received[2].body).toMatchObject({
 			event_type: 'tool_call',
-			data: { name: 'book_table', arguments: { party_size: expect.any(Number), time: expect.any(String) } },
+			data: {
+				name: 'book_table',
+				arguments: { party_size: expect.any(Number), time: expect.any(String) },
+			},
 		});
 	});
 
@@ -206,7 +264,9 @@ describe('POST /_sandbox/calls/{id}/events', () => {
 		const call = await placeCall(sandbox, agent);
 		await deliveriesOf(call.id, 4); // call_started used up four 500s
 
-		const { body } = await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
+		const { body } = await sandbox.control('POST', `/calls/${call.id}/events`, {
+			event_type: 'call_started',
+		});
 		expect(body.status).toBe(500);
 		const attempts = await deliveriesOf(call.id, 6);
 		expect(attempts.slice(4).map((attempt) => [attempt.attempt, attempt.status])).toEqual([
@@ -216,26 +276,41 @@ describe('POST /_sandbox/calls/{id}/events', () => {
 	});
 
 	test('answers status null when the webhook cannot be reached', async () => {
-		const agent = await createAgent(sandbox, { name: 'Unreachable', webhook: await closedPortUrl() });
+		const agent = await createAgent(sandbox, {
+			name: 'Unreachable',
+			webhook: await closedPortUrl(),
+		});
 		const call = await placeCall(sandbox, agent);
 
-		const { status, body } = await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_ended' });
+		const { status, body } = await sandbox.control('POST', `/calls/${call.id}/events`, {
+			event_type: 'call_ended',
+		});
 		expect(status).toBe(200);
 		expect(body.status).toBeNull();
 	});
 
 	test('answers 404 for an unknown call, 409 without webhook, 400 for a bad event', async () => {
-		expect((await sandbox.control('POST', '/calls/call_unknown/events', { event_type: 'call_ended' })).status).toBe(404);
+		expect(
+			(await sandbox.control('POST', '/calls/call_unknown/events', { event_type: 'call_ended' }))
+				.status,
+		).toBe(404);
 
 		const quiet = await createAgent(sandbox, { name: 'Quiet' });
 		const quietCall = await placeCall(sandbox, quiet);
-		const conflict = await sandbox.control('POST', `/calls/${quietCall.id}/events`, { event_type: 'call_ended' });
+		const conflict = await sandbox.control('POST', `/calls/${quietCall.id}/events`, {
+			event_type: 'call_ended',
+		});
 		expect(conflict.status).toBe(409);
 		expect(conflict.body.error).toBe('Conflict');
 
 		const hooked = await createAgent(sandbox, { name: 'Hooked', webhook: `${receiver.url}/hook` });
 		const call = await placeCall(sandbox, hooked);
-		for (const body of [{ event_type: 'call_paused' }, {}, { event_type: 'call_ended', data: 'x' }, { event_type: 'tool_call' }]) {
+		for (const body of [
+			{ event_type: 'call_paused' },
+			{},
+			{ event_type: 'call_ended', data: 'x' },
+			{ event_type: 'tool_call' },
+		]) {
 			const result = await sandbox.control('POST', `/calls/${call.id}/events`, body);
 			expect(result.status).toBe(400);
 			expect(result.body.error).toBe('Bad Request');
@@ -245,16 +320,31 @@ describe('POST /_sandbox/calls/{id}/events', () => {
 
 describe('a call that runs its course', () => {
 	test('sends call_started, a tool_call for the first tool halfway, and call_ended', async () => {
-		const quick = await startTestSandbox({ callDurationMs: 200, webhookRetryDelayMs: RETRY_DELAY_MS });
+		const quick = await startTestSandbox({
+			callDurationMs: 200,
+			webhookRetryDelayMs: RETRY_DELAY_MS,
+		});
 		try {
-			const agent = await createAgent(quick, { name: 'Booker', webhook: `${receiver.url}/hook`, tools: [BOOKING_TOOL] });
+			const agent = await createAgent(quick, {
+				name: 'Booker',
+				webhook: `${receiver.url}/hook`,
+				tools: [BOOKING_TOOL],
+			});
 			const call = await placeCall(quick, agent, { context: 'Party of four' });
 
 			const received = await waitFor('call_ended', () =>
-				receiver.received.some((request) => request.body.event_type === 'call_ended') ? receiver.received : undefined,
+				receiver.received.some((request) => request.body.event_type === 'call_ended')
+					? receiver.received
+					: undefined,
 			);
-			const byType = Object.fromEntries(received.map((request) => [request.body.event_type, request.body]));
-			expect(received.map((request) => request.body.event_type).sort()).toEqual(['call_ended', 'call_started', 'tool_call']);
+			const byType = Object.fromEntries(
+				received.map((request) => [request.body.event_type, request.body]),
+			);
+			expect(received.map((request) => request.body.event_type).sort()).toEqual([
+				'call_ended',
+				'call_started',
+				'tool_call',
+			]);
 			expect(byType.tool_call).toEqual({
 				event_type: 'tool_call',
 				call_id: call.id,
@@ -264,7 +354,9 @@ describe('a call that runs its course', () => {
 			expect(byType.call_started.timestamp <= byType.tool_call.timestamp).toBe(true);
 			expect(byType.tool_call.timestamp <= byType.call_ended.timestamp).toBe(true);
 			expect(byType.call_ended.data.status).toBe('completed');
-			expect(byType.call_ended.data.transcript.map((entry: { text: string }) => entry.text).join(' ')).toContain('Party of four');
+			expect(
+				byType.call_ended.data.transcript.map((entry: { text: string }) => entry.text).join(' '),
+			).toContain('Party of four');
 		} finally {
 			await quick.close();
 		}

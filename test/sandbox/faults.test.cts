@@ -21,12 +21,26 @@ async function networkError(request: Promise<unknown>): Promise<string> {
 
 describe('injected errors', () => {
 	test('status, match and times: only the next N matching requests fail, then the fault is spent', async () => {
-		const settings = await sandbox.faults({ error_rate: 1, status: 503, match: 'GET /agents', times: 2 });
-		expect(settings).toEqual({ error_rate: 1, status: 503, match: 'GET /agents', times: 2, times_remaining: 2 });
+		const settings = await sandbox.faults({
+			error_rate: 1,
+			status: 503,
+			match: 'GET /agents',
+			times: 2,
+		});
+		expect(settings).toEqual({
+			error_rate: 1,
+			status: 503,
+			match: 'GET /agents',
+			times: 2,
+			times_remaining: 2,
+		});
 
 		const first = await sandbox.api('GET', '/agents');
 		expect(first.status).toBe(503);
-		expect(first.body).toEqual({ error: 'Service Unavailable', message: expect.stringContaining('GET /agents') });
+		expect(first.body).toEqual({
+			error: 'Service Unavailable',
+			message: expect.stringContaining('GET /agents'),
+		});
 		expect((await sandbox.api('GET', '/calls')).status).toBe(200);
 		expect((await sandbox.api('GET', '/agents')).status).toBe(503);
 		expect((await sandbox.api('GET', '/agents')).status).toBe(200);
@@ -35,7 +49,9 @@ describe('injected errors', () => {
 
 	test('default status 500, and "before" fails without acting', async () => {
 		await sandbox.faults({ error_rate: 1, match: 'POST /agent' });
-		const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'Never', area_code: '415' } });
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Never', area_code: '415' },
+		});
 
 		expect(status).toBe(500);
 		expect(body.error).toBe('Internal Server Error');
@@ -47,7 +63,9 @@ describe('injected errors', () => {
 		const agent = await createAgent(sandbox, { name: 'Caller' });
 		await sandbox.faults({ error_rate: 1, match: 'POST /call', when: 'after', times: 1 });
 
-		const { status } = await sandbox.api('POST', '/call', { body: { from: agent.phone_number, to: '+14155550123', context: 'ambiguous' } });
+		const { status } = await sandbox.api('POST', '/call', {
+			body: { from: agent.phone_number, to: '+14155550123', context: 'ambiguous' },
+		});
 
 		expect(status).toBe(500);
 		const calls = await listAll(sandbox, 'calls');
@@ -80,7 +98,11 @@ describe('injected socket resets', () => {
 
 		expect(await networkError(sandbox.api('GET', '/agents'))).toMatch(/fetch failed/);
 		expect((await sandbox.api('GET', '/agents')).status).toBe(200);
-		const logged = (await sandbox.requests()).map((request) => [request.path, request.status, request.fault]);
+		const logged = (await sandbox.requests()).map((request) => [
+			request.path,
+			request.status,
+			request.fault,
+		]);
 		expect(logged).toEqual([
 			['/v1/agents', null, 'reset'],
 			['/v1/agents', 200, null],
@@ -90,9 +112,15 @@ describe('injected socket resets', () => {
 	test('"after" carries out the request before dropping the connection', async () => {
 		await sandbox.faults({ reset_rate: 1, match: 'POST /agent', when: 'after', times: 1 });
 
-		expect(await networkError(sandbox.api('POST', '/agent', { body: { name: 'Created anyway', area_code: '415' } }))).toMatch(/fetch failed/);
+		expect(
+			await networkError(
+				sandbox.api('POST', '/agent', { body: { name: 'Created anyway', area_code: '415' } }),
+			),
+		).toMatch(/fetch failed/);
 
-		expect((await listAll(sandbox, 'agents')).map((agent) => agent.name)).toEqual(['Created anyway']);
+		expect((await listAll(sandbox, 'agents')).map((agent) => agent.name)).toEqual([
+			'Created anyway',
+		]);
 	});
 });
 
@@ -166,7 +194,10 @@ describe('fault settings', () => {
 		await sandbox.faults({ error_rate: 1, match: 'GET /calls' });
 		await sandbox.control('POST', '/faults', { error_rate: 7 });
 
-		expect((await sandbox.control('GET', '/faults')).body).toEqual({ error_rate: 1, match: 'GET /calls' });
+		expect((await sandbox.control('GET', '/faults')).body).toEqual({
+			error_rate: 1,
+			match: 'GET /calls',
+		});
 	});
 });
 
@@ -202,7 +233,9 @@ describe('rate limiting', () => {
 
 	test('the bucket allows a burst of rate_limit_per_s requests', async () => {
 		await sandbox.faults({ rate_limit_per_s: 5, match: 'GET /agents' });
-		const answers = await Promise.all(Array.from({ length: 10 }, () => sandbox.api('GET', '/agents')));
+		const answers = await Promise.all(
+			Array.from({ length: 10 }, () => sandbox.api('GET', '/agents')),
+		);
 		const served = answers.filter((answer) => answer.status === 200).length;
 
 		// 5 tokens at once; a 6th could refill while the ten requests arrive, hardly more.

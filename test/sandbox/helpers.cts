@@ -38,12 +38,43 @@ export const AGENT_FIELDS = [
 	'compliance_checks',
 ].sort();
 
-export const CALL_FIELDS = ['id', 'agent_id', 'from', 'to', 'context', 'status', 'created_at', 'ended_at', 'duration', 'transcript'].sort();
-export const CALL_LIST_FIELDS = ['id', 'agent_id', 'client_number', 'context', 'status', 'created_at'].sort();
-export const CALL_CONTEXT_FIELDS = ['id', 'agent_id', 'from', 'to', 'context', 'status', 'created_at', 'updated_at'].sort();
+export const CALL_FIELDS = [
+	'id',
+	'agent_id',
+	'from',
+	'to',
+	'context',
+	'status',
+	'created_at',
+	'ended_at',
+	'duration',
+	'transcript',
+].sort();
+export const CALL_LIST_FIELDS = [
+	'id',
+	'agent_id',
+	'client_number',
+	'context',
+	'status',
+	'created_at',
+].sort();
+export const CALL_CONTEXT_FIELDS = [
+	'id',
+	'agent_id',
+	'from',
+	'to',
+	'context',
+	'status',
+	'created_at',
+	'updated_at',
+].sort();
 
 /** Creates an agent (area code 415 unless given) and returns it; fails the test on a non-200. */
-export async function createAgent(sandbox: TestSandbox, fields: Record<string, unknown> = {}, key?: string) {
+export async function createAgent(
+	sandbox: TestSandbox,
+	fields: Record<string, unknown> = {},
+	key?: string,
+) {
 	const { status, body } = await sandbox.api('POST', '/agent', {
 		key,
 		body: { name: `Agent ${Math.random().toString(36).slice(2, 8)}`, area_code: '415', ...fields },
@@ -53,7 +84,12 @@ export async function createAgent(sandbox: TestSandbox, fields: Record<string, u
 }
 
 /** Places a call from the agent's number and returns it; fails the test on a non-200. */
-export async function placeCall(sandbox: TestSandbox, agent: { phone_number: string }, fields: Record<string, unknown> = {}, key?: string) {
+export async function placeCall(
+	sandbox: TestSandbox,
+	agent: { phone_number: string },
+	fields: Record<string, unknown> = {},
+	key?: string,
+) {
 	const { status, body } = await sandbox.api('POST', '/call', {
 		key,
 		body: { from: agent.phone_number, to: '+14155550123', context: 'Test call', ...fields },
@@ -72,7 +108,10 @@ export async function listAll(
 	const items: any[] = [];
 	let cursor: string | undefined;
 	for (let page = 0; page < 10_000; page++) {
-		const { status, body } = await sandbox.api('GET', `/${list}`, { key, query: { ...query, cursor } });
+		const { status, body } = await sandbox.api('GET', `/${list}`, {
+			key,
+			query: { ...query, cursor },
+		});
 		expect(status).toBe(200);
 		expect(body.num_items).toBe(body[list].length);
 		items.push(...body[list]);
@@ -83,7 +122,10 @@ export async function listAll(
 }
 
 /** Newest first: created_at descending, id descending on equal times. */
-export function compareNewestFirst(a: { created_at: string; id: string }, b: { created_at: string; id: string }): number {
+export function compareNewestFirst(
+	a: { created_at: string; id: string },
+	b: { created_at: string; id: string },
+): number {
 	if (a.created_at !== b.created_at) return a.created_at < b.created_at ? 1 : -1;
 	return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
@@ -117,18 +159,26 @@ export async function startReceiver(): Promise<WebhookReceiver> {
 		defaultStatus: 200,
 		responseBody: 'ok',
 		waitForCount: (count) =>
-			waitFor(`${count} webhook requests`, () => (receiver.received.length >= count ? receiver.received : undefined)),
-		close: () => new Promise((resolve) => {
-			server.close(() => resolve());
-			server.closeAllConnections();
-		}),
+			waitFor(`${count} webhook requests`, () =>
+				receiver.received.length >= count ? receiver.received : undefined,
+			),
+		close: () =>
+			new Promise((resolve) => {
+				server.close(() => resolve());
+				server.closeAllConnections();
+			}),
 	};
 	const server = http.createServer((request, response) => {
 		const chunks: Buffer[] = [];
 		request.on('data', (chunk: Buffer) => chunks.push(chunk));
 		request.on('end', () => {
 			const text = Buffer.concat(chunks).toString('utf8');
-			receiver.received.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: JSON.parse(text) });
+			receiver.received.push({
+				method: request.method ?? '',
+				url: request.url ?? '',
+				headers: request.headers,
+				body: JSON.parse(text),
+			});
 			response.statusCode = receiver.statuses.shift() ?? receiver.defaultStatus;
 			response.end(receiver.responseBody);
 		});

@@ -51,7 +51,8 @@ describe('GET /calls pages', () => {
 			seen.push(...ids(body.calls));
 			cursor = body.cursor || undefined;
 			// New calls between pages, as a live service would have.
-			for (let i = 0; i <= round; i++) await placeCall(sandbox, agent, { context: `new ${round}.${i}` });
+			for (let i = 0; i <= round; i++)
+				await placeCall(sandbox, agent, { context: `new ${round}.${i}` });
 			round++;
 		} while (cursor);
 
@@ -68,7 +69,9 @@ describe('GET /calls pages', () => {
 		const first = await sandbox.api('GET', '/agents', { query: { limit: 1 } });
 		await sandbox.api('DELETE', '/agent', { query: { id: first.body.agents[0].id } });
 
-		const rest = await sandbox.api('GET', '/agents', { query: { limit: 10, cursor: first.body.cursor } });
+		const rest = await sandbox.api('GET', '/agents', {
+			query: { limit: 10, cursor: first.body.cursor },
+		});
 		expect(ids(rest.body.agents)).toEqual(ids(all.slice(1)));
 	});
 });
@@ -84,22 +87,29 @@ describe('limit', () => {
 
 	test('serves at most 100, also when more is asked for', async () => {
 		await sandbox.seed({ agents: 1, calls: 130 });
-		expect((await sandbox.api('GET', '/calls', { query: { limit: 100 } })).body.num_items).toBe(100);
+		expect((await sandbox.api('GET', '/calls', { query: { limit: 100 } })).body.num_items).toBe(
+			100,
+		);
 		const { status, body } = await sandbox.api('GET', '/calls', { query: { limit: 150 } });
 		expect(status).toBe(200);
 		expect(body.num_items).toBe(100);
 		expect((await sandbox.api('GET', '/calls', { query: { limit: 1 } })).body.num_items).toBe(1);
 	});
 
-	test.each(['0', '-1', 'ten', '2.5', '1e2', ''])('answers 400 for limit=%j on both lists', async (limit) => {
-		for (const list of ['/calls', '/agents']) {
-			const url = new URL(`${sandbox.baseUrl}${list}?limit=${encodeURIComponent(limit)}`);
-			const response = await fetch(url, { headers: { authorization: `Bearer ${sandbox.apiKey}` } });
-			const body = await response.json();
-			expect(response.status).toBe(400);
-			expect(body).toEqual({ error: 'Bad Request', message: expect.stringMatching(/^limit/) });
-		}
-	});
+	test.each(['0', '-1', 'ten', '2.5', '1e2', ''])(
+		'answers 400 for limit=%j on both lists',
+		async (limit) => {
+			for (const list of ['/calls', '/agents']) {
+				const url = new URL(`${sandbox.baseUrl}${list}?limit=${encodeURIComponent(limit)}`);
+				const response = await fetch(url, {
+					headers: { authorization: `Bearer ${sandbox.apiKey}` },
+				});
+				const body = await response.json();
+				expect(response.status).toBe(400);
+				expect(body).toEqual({ error: 'Bad Request', message: expect.stringMatching(/^limit/) });
+			}
+		},
+	);
 });
 
 describe('cursor', () => {
@@ -113,25 +123,30 @@ describe('cursor', () => {
 		},
 	);
 
-	test("answers 400 for a cursor of the other list", async () => {
+	test('answers 400 for a cursor of the other list', async () => {
 		await sandbox.seed({ agents: 3, calls: 3 });
 		const agentsCursor = (await sandbox.api('GET', '/agents', { query: { limit: 1 } })).body.cursor;
 
-		expect((await sandbox.api('GET', '/calls', { query: { cursor: agentsCursor } })).status).toBe(400);
+		expect((await sandbox.api('GET', '/calls', { query: { cursor: agentsCursor } })).status).toBe(
+			400,
+		);
 	});
 
 	test('an empty cursor is the first page', async () => {
 		await sandbox.seed({ agents: 1, calls: 3 });
 		const first = await sandbox.api('GET', '/calls');
 
-		expect((await sandbox.api('GET', '/calls', { query: { cursor: '' } })).body).toEqual(first.body);
+		expect((await sandbox.api('GET', '/calls', { query: { cursor: '' } })).body).toEqual(
+			first.body,
+		);
 	});
 });
 
 describe('GET /agents pages', () => {
 	test('covers every agent once, newest first', async () => {
 		const created = new Set<string>();
-		for (let i = 0; i < 12; i++) created.add((await createAgent(sandbox, { name: `Agent ${i}` })).id);
+		for (let i = 0; i < 12; i++)
+			created.add((await createAgent(sandbox, { name: `Agent ${i}` })).id);
 		await sandbox.seed({ agents: 3 }); // older agents, created days ago
 
 		const pages = [];
@@ -171,7 +186,8 @@ describe('filters', () => {
 
 	test('client_number: only calls with that number, in list order, across pages', async () => {
 		const counts = new Map<string, number>();
-		for (const call of all) counts.set(call.client_number, (counts.get(call.client_number) ?? 0) + 1);
+		for (const call of all)
+			counts.set(call.client_number, (counts.get(call.client_number) ?? 0) + 1);
 		const [busiest, count] = [...counts].sort((a, b) => b[1] - a[1])[0];
 		expect(count).toBeGreaterThan(1);
 
@@ -181,10 +197,16 @@ describe('filters', () => {
 
 	test('both filters together', async () => {
 		const { agent_id: agentId, client_number: clientNumber } = all[0];
-		const filtered = await listAll(sandbox, 'calls', { agent_id: agentId, client_number: clientNumber, limit: 1 });
+		const filtered = await listAll(sandbox, 'calls', {
+			agent_id: agentId,
+			client_number: clientNumber,
+			limit: 1,
+		});
 
 		expect(filtered.length).toBeGreaterThan(0);
-		expect(ids(filtered)).toEqual(ids(all.filter((call) => call.agent_id === agentId && call.client_number === clientNumber)));
+		expect(ids(filtered)).toEqual(
+			ids(all.filter((call) => call.agent_id === agentId && call.client_number === clientNumber)),
+		);
 	});
 
 	test('an unknown agent_id or client_number gives an empty last page', async () => {
@@ -201,7 +223,10 @@ describe('filters', () => {
 describe('20,000 calls', () => {
 	test('seed quickly, and page through all of them with limit 100 without duplicate or gap', async () => {
 		const seedStarted = performance.now();
-		expect(await sandbox.seed({ agents: 5, calls: 20_000 })).toEqual({ agents_created: 5, calls_created: 20_000 });
+		expect(await sandbox.seed({ agents: 5, calls: 20_000 })).toEqual({
+			agents_created: 5,
+			calls_created: 20_000,
+		});
 		const seedMs = performance.now() - seedStarted;
 		expect(seedMs).toBeLessThan(5000);
 
@@ -212,7 +237,9 @@ describe('20,000 calls', () => {
 		let pages = 0;
 		const pagingStarted = performance.now();
 		do {
-			const { status, body } = await sandbox.api('GET', '/calls', { query: { limit: 100, cursor } });
+			const { status, body } = await sandbox.api('GET', '/calls', {
+				query: { limit: 100, cursor },
+			});
 			expect(status).toBe(200);
 			pages++;
 			calls.push(...body.calls);
@@ -226,7 +253,9 @@ describe('20,000 calls', () => {
 		expect(pages).toBe(200);
 		expect(calls).toHaveLength(20_000);
 		expect(new Set(ids(calls)).size).toBe(20_000);
-		const outOfOrder = calls.filter((call, i) => i > 0 && compareNewestFirst(calls[i - 1], call) >= 0);
+		const outOfOrder = calls.filter(
+			(call, i) => i > 0 && compareNewestFirst(calls[i - 1], call) >= 0,
+		);
 		expect(outOfOrder).toEqual([]);
 		// Generous bound (about 1.5 ms per page on a quiet machine); correctness above is the point.
 		expect(pagingMs / pages).toBeLessThan(100);
@@ -235,7 +264,9 @@ describe('20,000 calls', () => {
 		// found by binary search.
 		for (const query of [{}, { agent_id: agent.id }]) {
 			const started = performance.now();
-			const deep = await sandbox.api('GET', '/calls', { query: { ...query, limit: 100, cursor: deepCursor } });
+			const deep = await sandbox.api('GET', '/calls', {
+				query: { ...query, limit: 100, cursor: deepCursor },
+			});
 			expect(deep.status).toBe(200);
 			expect(deep.body.num_items).toBeGreaterThan(0);
 			expect(performance.now() - started).toBeLessThan(1000);

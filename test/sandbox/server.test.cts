@@ -6,7 +6,10 @@ const ONE_MIB = 1024 * 1024;
 let sandbox: TestSandbox;
 
 beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: ['first-key', 'second-key'], callDurationMs: 60_000 });
+	sandbox = await startTestSandbox({
+		apiKeys: ['first-key', 'second-key'],
+		callDurationMs: 60_000,
+	});
 });
 afterAll(() => sandbox.close());
 beforeEach(() => sandbox.reset());
@@ -26,7 +29,10 @@ describe('HTTP', () => {
 		}
 		const outside = await fetch(`${sandbox.origin}/v2/agents`);
 		expect(outside.status).toBe(404);
-		expect(await outside.json()).toEqual({ error: 'Not Found', message: expect.stringContaining('/v1') });
+		expect(await outside.json()).toEqual({
+			error: 'Not Found',
+			message: expect.stringContaining('/v1'),
+		});
 	});
 
 	test('a known path with another method is 405 with Allow', async () => {
@@ -42,13 +48,19 @@ describe('HTTP', () => {
 		const { status, body } = await sandbox.api('POST', '/agent', { rawBody: '{"name": "Broken",' });
 
 		expect(status).toBe(400);
-		expect(body).toEqual({ error: 'Bad Request', message: expect.stringContaining('not valid JSON') });
+		expect(body).toEqual({
+			error: 'Bad Request',
+			message: expect.stringContaining('not valid JSON'),
+		});
 	});
 
 	test('a body over 1 MiB is 413; exactly 1 MiB is accepted', async () => {
 		const tooLarge = await sandbox.api('POST', '/agent', { rawBody: `"${'x'.repeat(ONE_MIB)}"` });
 		expect(tooLarge.status).toBe(413);
-		expect(tooLarge.body).toEqual({ error: 'Payload Too Large', message: expect.stringContaining('1 MiB') });
+		expect(tooLarge.body).toEqual({
+			error: 'Payload Too Large',
+			message: expect.stringContaining('1 MiB'),
+		});
 
 		const envelope = JSON.stringify({ name: 'Big prompt', area_code: '415', system_prompt: '' });
 		const prompt = 'p'.repeat(ONE_MIB - Buffer.byteLength(envelope));
@@ -63,7 +75,8 @@ describe('HTTP', () => {
 		const agent = await createAgent(sandbox);
 		const call = await placeCall(sandbox, agent);
 
-		for (const value of [agent.created_at, agent.updated_at, call.created_at]) expect(value).toMatch(ISO_TIMESTAMP);
+		for (const value of [agent.created_at, agent.updated_at, call.created_at])
+			expect(value).toMatch(ISO_TIMESTAMP);
 		expect(Math.abs(Date.parse(call.created_at) - Date.now())).toBeLessThan(60_000);
 	});
 });
@@ -78,10 +91,42 @@ describe('request log (GET /_sandbox/requests)', () => {
 
 		const log = await sandbox.requests();
 		expect(log).toEqual([
-			{ method: 'POST', path: '/v1/agent', query: {}, status: 200, body: { name: 'Logged', area_code: '415' }, at: expect.stringMatching(ISO_TIMESTAMP), fault: null },
-			{ method: 'GET', path: '/v1/calls', query: { limit: '5', agent_id: 'agt_x' }, status: 200, body: null, at: expect.stringMatching(ISO_TIMESTAMP), fault: null },
-			{ method: 'GET', path: '/v1/agents', query: {}, status: 401, body: null, at: expect.stringMatching(ISO_TIMESTAMP), fault: null },
-			{ method: 'POST', path: '/v1/agent', query: {}, status: 400, body: null, at: expect.stringMatching(ISO_TIMESTAMP), fault: null },
+			{
+				method: 'POST',
+				path: '/v1/agent',
+				query: {},
+				status: 200,
+				body: { name: 'Logged', area_code: '415' },
+				at: expect.stringMatching(ISO_TIMESTAMP),
+				fault: null,
+			},
+			{
+				method: 'GET',
+				path: '/v1/calls',
+				query: { limit: '5', agent_id: 'agt_x' },
+				status: 200,
+				body: null,
+				at: expect.stringMatching(ISO_TIMESTAMP),
+				fault: null,
+			},
+			{
+				method: 'GET',
+				path: '/v1/agents',
+				query: {},
+				status: 401,
+				body: null,
+				at: expect.stringMatching(ISO_TIMESTAMP),
+				fault: null,
+			},
+			{
+				method: 'POST',
+				path: '/v1/agent',
+				query: {},
+				status: 400,
+				body: null,
+				at: expect.stringMatching(ISO_TIMESTAMP),
+				fault: null,
+			},
 		]);
 		expect(JSON.stringify(log)).not.toContain('first-key');
 		expect(JSON.stringify(log).toLowerCase()).not.toContain('bearer');
@@ -115,13 +160,18 @@ describe('POST /_sandbox/reset', () => {
 
 describe('POST /_sandbox/seed', () => {
 	test('creates agents and calls for the first key; calls spread over the agents', async () => {
-		expect(await sandbox.seed({ agents: 3, calls: 40 })).toEqual({ agents_created: 3, calls_created: 40 });
+		expect(await sandbox.seed({ agents: 3, calls: 40 })).toEqual({
+			agents_created: 3,
+			calls_created: 40,
+		});
 
 		const agents = await listAll(sandbox, 'agents');
 		const calls = await listAll(sandbox, 'calls', { limit: 100 });
 		expect(agents).toHaveLength(3);
 		expect(calls).toHaveLength(40);
-		expect(new Set(calls.map((call) => call.agent_id))).toEqual(new Set(agents.map((agent) => agent.id)));
+		expect(new Set(calls.map((call) => call.agent_id))).toEqual(
+			new Set(agents.map((agent) => agent.id)),
+		);
 		expect(await listAll(sandbox, 'agents', {}, 'second-key')).toEqual([]);
 	});
 
@@ -145,13 +195,18 @@ describe('POST /_sandbox/seed', () => {
 		const completed = calls.find((call) => call.status === 'completed' && call.context !== '');
 		const { body } = await sandbox.api('GET', '/call', { query: { id: completed.id } });
 		expect(body.transcript.length).toBeGreaterThan(2);
-		expect(body.transcript.map((entry: { text: string }) => entry.text).join(' ')).toContain(completed.context);
+		expect(body.transcript.map((entry: { text: string }) => entry.text).join(' ')).toContain(
+			completed.context,
+		);
 		expect(body.duration).toBeGreaterThan(0);
 		expect(body.ended_at >= body.created_at).toBe(true);
 	});
 
 	test('another key, and one agent created when calls need one', async () => {
-		expect(await sandbox.seed({ calls: 5, api_key: 'second-key' })).toEqual({ agents_created: 1, calls_created: 5 });
+		expect(await sandbox.seed({ calls: 5, api_key: 'second-key' })).toEqual({
+			agents_created: 1,
+			calls_created: 5,
+		});
 
 		expect(await listAll(sandbox, 'agents', {}, 'second-key')).toHaveLength(1);
 		expect(await listAll(sandbox, 'calls', {}, 'second-key')).toHaveLength(5);
@@ -202,16 +257,24 @@ describe('start-up seed', () => {
 		const other = await snapshot({ seed: 43 });
 
 		expect(again).toEqual(first);
-		expect(other.agents.map((agent) => agent.phone_number)).not.toEqual(first.agents.map((agent) => agent.phone_number));
+		expect(other.agents.map((agent) => agent.phone_number)).not.toEqual(
+			first.agents.map((agent) => agent.phone_number),
+		);
 	});
 
 	test('reset then seed with the start-up counts gives the start-up data again', async () => {
 		const started = await startSandbox({ port: 0, seed: 7 });
-		const read = async () => (await getJson(`${started.baseUrl}/calls?limit=100`)).calls.map((call: { id: string }) => call.id);
+		const read = async () =>
+			(await getJson(`${started.baseUrl}/calls?limit=100`)).calls.map(
+				(call: { id: string }) => call.id,
+			);
 		try {
 			const before = await read();
 			await fetch(`${started.origin}/_sandbox/reset`, { method: 'POST' });
-			await fetch(`${started.origin}/_sandbox/seed`, { method: 'POST', body: JSON.stringify({ agents: 3, calls: 12 }) });
+			await fetch(`${started.origin}/_sandbox/seed`, {
+				method: 'POST',
+				body: JSON.stringify({ agents: 3, calls: 12 }),
+			});
 			expect(await read()).toEqual(before);
 		} finally {
 			await started.close();
@@ -222,12 +285,18 @@ describe('start-up seed', () => {
 describe('startSandbox', () => {
 	test('answers origin, baseUrl, port and keys, and close() stops it', async () => {
 		const lines: string[] = [];
-		const started = await startSandbox({ port: 0, apiKeys: ['k1', 'k2'], log: (line) => lines.push(line) });
+		const started = await startSandbox({
+			port: 0,
+			apiKeys: ['k1', 'k2'],
+			log: (line) => lines.push(line),
+		});
 
 		expect(started.baseUrl).toBe(`${started.origin}/v1`);
 		expect(started.origin).toBe(`http://127.0.0.1:${started.port}`);
 		expect(started.apiKeys).toEqual(['k1', 'k2']);
-		expect(lines).toEqual([`Voice Agent sandbox listening on ${started.baseUrl} (API keys: k1, k2)`]);
+		expect(lines).toEqual([
+			`Voice Agent sandbox listening on ${started.baseUrl} (API keys: k1, k2)`,
+		]);
 		await started.close();
 		await started.close();
 		await expect(fetch(`${started.baseUrl}/agents`)).rejects.toThrow();

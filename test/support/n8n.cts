@@ -8,7 +8,8 @@ import * as path from 'node:path';
 // Node errors are what the tests assert on; n8n's logger would print each one again.
 process.env.N8N_LOG_LEVEL ??= 'silent';
 // n8n-core keeps its settings in a user folder: Jest's global set-up makes a throwaway one.
-if (!process.env.N8N_USER_FOLDER) throw new Error('N8N_USER_FOLDER is not set: run the tests through Jest');
+if (!process.env.N8N_USER_FOLDER)
+	throw new Error('N8N_USER_FOLDER is not set: run the tests through Jest');
 
 import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
 import type {
@@ -47,7 +48,9 @@ export function loadPackage(): Promise<LoadedPackage> {
 		const loader = new PackageDirectoryLoader(PACKAGE_DIR);
 		await loader.loadAll();
 		const byName = (type: string) => {
-			const short = type.startsWith(`${PACKAGE_NAME}.`) ? type.slice(PACKAGE_NAME.length + 1) : type;
+			const short = type.startsWith(`${PACKAGE_NAME}.`)
+				? type.slice(PACKAGE_NAME.length + 1)
+				: type;
 			const entry = loader.nodeTypes[short];
 			if (!entry) throw new Error(`Unknown node type ${type}`);
 			return entry.type;
@@ -99,9 +102,18 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		if (typeof authenticate === 'function') return await authenticate(credentials, requestOptions);
 		if (!authenticate || authenticate.type !== 'generic') return requestOptions;
 		const resolve = (value: unknown) =>
-			workflow.expression.getParameterValue(value as string, null, 0, 0, node.name, [], 'internal', {
-				$credentials: credentials,
-			});
+			workflow.expression.getParameterValue(
+				value as string,
+				null,
+				0,
+				0,
+				node.name,
+				[],
+				'internal',
+				{
+					$credentials: credentials,
+				},
+			);
 		const result: IHttpRequestOptions = { ...requestOptions };
 		for (const target of ['headers', 'qs', 'body'] as const) {
 			const entries = authenticate.properties[target] as IDataObject | undefined;

@@ -66,7 +66,11 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 	const sandbox = await startSandbox({ agents: 0, calls: 0, ...options, port: 0 });
 	const apiKey = sandbox.apiKeys[0];
 
-	async function request<T>(url: string, method: string, init: RequestInit): Promise<HttpResult<T>> {
+	async function request<T>(
+		url: string,
+		method: string,
+		init: RequestInit,
+	): Promise<HttpResult<T>> {
 		const response = await fetch(url, { ...init, method });
 		const text = await response.text();
 		const isJson = (response.headers.get('content-type') ?? '').includes('json');
@@ -74,9 +78,15 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 		return { status: response.status, headers: response.headers, body };
 	}
 
-	async function control<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>> {
+	async function control<T = any>(
+		method: string,
+		path: string,
+		body?: unknown,
+	): Promise<HttpResult<T>> {
 		const init: RequestInit =
-			body === undefined ? {} : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
+			body === undefined
+				? {}
+				: { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } };
 		return request<T>(`${sandbox.origin}/_sandbox${path}`, method, init);
 	}
 
@@ -84,12 +94,18 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 	async function controlOk<T>(method: string, path: string, body?: unknown): Promise<T> {
 		const result = await control<T>(method, path, body);
 		if (result.status !== 200) {
-			throw new Error(`${method} /_sandbox${path} answered ${result.status}: ${JSON.stringify(result.body)}`);
+			throw new Error(
+				`${method} /_sandbox${path} answered ${result.status}: ${JSON.stringify(result.body)}`,
+			);
 		}
 		return result.body;
 	}
 
-	async function api<T = any>(method: string, path: string, options: ApiRequestOptions = {}): Promise<HttpResult<T>> {
+	async function api<T = any>(
+		method: string,
+		path: string,
+		options: ApiRequestOptions = {},
+	): Promise<HttpResult<T>> {
 		const url = new URL(`${sandbox.baseUrl}${path}`);
 		for (const [name, value] of Object.entries(options.query ?? {})) {
 			if (value !== undefined) url.searchParams.set(name, String(value));

@@ -123,7 +123,10 @@ function parseQuery(search: URLSearchParams): Record<string, string | string[]> 
 	const query: Record<string, string | string[]> = {};
 	for (const [name, value] of search) {
 		const existing = query[name];
-		query[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [existing]), value];
+		query[name] =
+			existing === undefined
+				? value
+				: [...(Array.isArray(existing) ? existing : [existing]), value];
 	}
 	return query;
 }
@@ -214,7 +217,8 @@ export class TriggerHarness {
 	 * webhook registration carries them while n8n listens.
 	 */
 	registrations(kind: WebhookKind = 'production'): Record<string, Registration> {
-		const staticData = kind === 'production' ? this.savedStaticData : (this.testRegistration?.staticData ?? {});
+		const staticData =
+			kind === 'production' ? this.savedStaticData : (this.testRegistration?.staticData ?? {});
 		const nodeData = (staticData[STATIC_DATA_KEY] ?? {}) as IDataObject;
 		return jsonCopy(nodeData.registrations ?? {}) as Record<string, Registration>;
 	}
@@ -234,7 +238,10 @@ export class TriggerHarness {
 		this.failuresToAnswer = count;
 	}
 
-	private additionalData(workflow: Workflow, mode: WorkflowExecuteMode): IWorkflowExecuteAdditionalData {
+	private additionalData(
+		workflow: Workflow,
+		mode: WorkflowExecuteMode,
+	): IWorkflowExecuteAdditionalData {
 		const hooks = new ExecutionLifecycleHooks(mode, 'trigger-test-execution', {
 			id: workflow.id,
 			name: workflow.name,
@@ -250,12 +257,18 @@ export class TriggerHarness {
 	}
 
 	private webhookDescription(): IWebhookDescription {
-		const description = this.nodeType.description.webhooks?.find((webhook) => webhook.name === 'default');
+		const description = this.nodeType.description.webhooks?.find(
+			(webhook) => webhook.name === 'default',
+		);
 		if (!description) throw new Error('The trigger declares no default webhook');
 		return description;
 	}
 
-	private webhookData(workflow: Workflow, kind: WebhookKind, additionalData: IWorkflowExecuteAdditionalData): IWebhookData {
+	private webhookData(
+		workflow: Workflow,
+		kind: WebhookKind,
+		additionalData: IWorkflowExecuteAdditionalData,
+	): IWebhookData {
 		return {
 			httpMethod: 'POST',
 			node: TRIGGER_NODE_NAME,
@@ -280,7 +293,14 @@ export class TriggerHarness {
 		if (!fn) throw new Error(`The trigger has no webhook method ${method}`);
 		const additionalData = this.additionalData(workflow, mode);
 		const node = TriggerHarness.nodeOf(workflow);
-		const context = new HookContext(workflow, node, additionalData, mode, activation, this.webhookData(workflow, kind, additionalData));
+		const context = new HookContext(
+			workflow,
+			node,
+			additionalData,
+			mode,
+			activation,
+			this.webhookData(workflow, kind, additionalData),
+		);
 		return await fn.call(context);
 	}
 
@@ -296,7 +316,10 @@ export class TriggerHarness {
 	 * Runs one webhook method by itself on the stored state (production: the saved static data, saved
 	 * again afterwards like n8n does around its webhook methods; test: the test registration's).
 	 */
-	async hook(method: 'checkExists' | 'create' | 'delete', kind: WebhookKind = 'production'): Promise<boolean> {
+	async hook(
+		method: 'checkExists' | 'create' | 'delete',
+		kind: WebhookKind = 'production',
+	): Promise<boolean> {
 		if (kind === 'test') {
 			const workflow = this.workflowWith(this.testRegistration?.staticData ?? {});
 			const result =
@@ -304,7 +327,8 @@ export class TriggerHarness {
 					? await this.runHook(workflow, 'delete', 'test', 'internal', 'update')
 					: await this.runHook(workflow, method, 'test', 'manual', 'manual');
 			if (method === 'delete') this.testRegistration = undefined;
-			else if (method === 'create' || this.testRegistration) this.testRegistration = { staticData: jsonCopy(workflow.staticData) };
+			else if (method === 'create' || this.testRegistration)
+				this.testRegistration = { staticData: jsonCopy(workflow.staticData) };
 			return result;
 		}
 		const workflow = this.workflowWith(this.savedStaticData);
@@ -348,7 +372,13 @@ export class TriggerHarness {
 	async activate(activation: WorkflowActivateMode = 'activate'): Promise<void> {
 		const workflow = this.workflowWith(this.savedStaticData);
 		try {
-			const exists = await this.runHook(workflow, 'checkExists', 'production', 'trigger', activation);
+			const exists = await this.runHook(
+				workflow,
+				'checkExists',
+				'production',
+				'trigger',
+				activation,
+			);
 			if (!exists) await this.runHook(workflow, 'create', 'production', 'trigger', activation);
 		} catch (error) {
 			await this.clearWebhooks();
@@ -394,12 +424,25 @@ export class TriggerHarness {
 	 */
 	evaluate(expression: string, item: IDataObject): unknown {
 		const workflow = this.workflowWith({});
-		return workflow.expression.getParameterValue(expression, null, 0, 0, TRIGGER_NODE_NAME, [{ json: item }], 'manual', {});
+		return workflow.expression.getParameterValue(
+			expression,
+			null,
+			0,
+			0,
+			TRIGGER_NODE_NAME,
+			[{ json: item }],
+			'manual',
+			{},
+		);
 	}
 
 	/** Waits until `count` executions were started, or fails after `timeoutMs`. */
 	async waitForExecutions(count: number, timeoutMs = 5000): Promise<StartedExecution[]> {
-		await this.waitFor(() => this.executions.length >= count, timeoutMs, () => `${count} executions, got ${this.executions.length}`);
+		await this.waitFor(
+			() => this.executions.length >= count,
+			timeoutMs,
+			() => `${count} executions, got ${this.executions.length}`,
+		);
 		return this.executions;
 	}
 
@@ -408,7 +451,11 @@ export class TriggerHarness {
 		while (this.background.size > 0) await Promise.allSettled([...this.background]);
 	}
 
-	private async waitFor(done: () => boolean, timeoutMs: number, describe: () => string): Promise<void> {
+	private async waitFor(
+		done: () => boolean,
+		timeoutMs: number,
+		describe: () => string,
+	): Promise<void> {
 		const deadline = Date.now() + timeoutMs;
 		while (!done()) {
 			if (Date.now() > deadline) throw new Error(`Timed out waiting for ${describe()}`);
@@ -425,10 +472,15 @@ export class TriggerHarness {
 			response.end(JSON.stringify(body));
 		};
 		let kind: WebhookKind | undefined;
-		if (url.pathname === new URL(this.url('production')).pathname && this.active) kind = 'production';
-		else if (url.pathname === new URL(this.url('test')).pathname && this.testRegistration) kind = 'test';
+		if (url.pathname === new URL(this.url('production')).pathname && this.active)
+			kind = 'production';
+		else if (url.pathname === new URL(this.url('test')).pathname && this.testRegistration)
+			kind = 'test';
 		if (kind === undefined || request.method !== 'POST') {
-			send(404, { code: 404, message: `The requested webhook "${request.method} ${url.pathname}" is not registered.` });
+			send(404, {
+				code: 404,
+				message: `The requested webhook "${request.method} ${url.pathname}" is not registered.`,
+			});
 			return;
 		}
 		const query = parseQuery(url.searchParams);
@@ -471,7 +523,8 @@ export class TriggerHarness {
 		// As LiveWebhooks / TestWebhooks build the workflow for a request.
 		const workflow =
 			kind === 'production' ? this.workflowWith(this.savedStaticData) : this.workflowWith({});
-		if (kind === 'test' && this.testRegistration) workflow.setTestStaticData(jsonCopy(this.testRegistration.staticData));
+		if (kind === 'test' && this.testRegistration)
+			workflow.setTestStaticData(jsonCopy(this.testRegistration.staticData));
 		const node = TriggerHarness.nodeOf(workflow);
 
 		// The real node, in n8n-core's WebhookContext, with an express-like request and response that
@@ -494,7 +547,8 @@ export class TriggerHarness {
 				return this.send(JSON.stringify(value));
 			},
 			send(value?: unknown) {
-				const text = value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
+				const text =
+					value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
 				written = { status: this.statusCode, text };
 				response.statusCode = this.statusCode;
 				response.end(text);
@@ -516,8 +570,17 @@ export class TriggerHarness {
 			params: {},
 			body,
 		} as unknown as IWorkflowExecuteAdditionalData['httpRequest'];
-		additionalData.httpResponse = expressResponse as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
-		const context = new WebhookContext(workflow, node, additionalData, mode, this.webhookData(workflow, kind, additionalData), [], null);
+		additionalData.httpResponse =
+			expressResponse as unknown as IWorkflowExecuteAdditionalData['httpResponse'];
+		const context = new WebhookContext(
+			workflow,
+			node,
+			additionalData,
+			mode,
+			this.webhookData(workflow, kind, additionalData),
+			[],
+			null,
+		);
 
 		let result: IWebhookResponseData;
 		try {
@@ -569,7 +632,9 @@ export class TriggerHarness {
 				undefined,
 				'firstEntryJson',
 			);
-			const answer = responseData ? responseData : (result.webhookResponse ?? { message: 'Workflow was started' });
+			const answer = responseData
+				? responseData
+				: (result.webhookResponse ?? { message: 'Workflow was started' });
 			record(200, typeof answer === 'string' ? answer : JSON.stringify(answer));
 			send(200, answer as IDataObject);
 			return;
@@ -577,7 +642,8 @@ export class TriggerHarness {
 		// lastNode / responseNode: n8n runs the workflow and answers with what it produced.
 		let answer: IDataObject;
 		try {
-			if (!this.options.workflowAnswer) throw new Error(`No workflowAnswer given for response mode ${responseMode}`);
+			if (!this.options.workflowAnswer)
+				throw new Error(`No workflowAnswer given for response mode ${responseMode}`);
 			answer = this.options.workflowAnswer(items, responseMode);
 		} catch (error) {
 			entry.error = error as Error;
@@ -608,7 +674,11 @@ export async function post(
 	body: string,
 	contentType = 'application/json',
 ): Promise<{ status: number; body: unknown }> {
-	const response = await fetch(url, { method: 'POST', body, headers: { 'content-type': contentType } });
+	const response = await fetch(url, {
+		method: 'POST',
+		body,
+		headers: { 'content-type': contentType },
+	});
 	const text = await response.text();
 	let parsed: unknown = text;
 	try {

@@ -6,7 +6,16 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
 import { agentById, post, TriggerHarness, type TriggerOptions } from '../support/trigger.cts';
-import { CHECK_ORDER_TOOL, createAgent, getAgent, getCall, ISO_TIMESTAMP, placeCall, splitWebhook, Triggers } from './helpers.cts';
+import {
+	CHECK_ORDER_TOOL,
+	createAgent,
+	getAgent,
+	getCall,
+	ISO_TIMESTAMP,
+	placeCall,
+	splitWebhook,
+	Triggers,
+} from './helpers.cts';
 
 let sandbox: TestSandbox;
 const triggers = new Triggers(() => sandbox);
@@ -40,7 +49,8 @@ async function activeTrigger(
 /** Has the sandbox send one event of the call to its agent's webhook now; answers the first attempt. */
 async function sendEvent(callId: string, event: IDataObject) {
 	const { status, body } = await sandbox.control('POST', `/calls/${callId}/events`, event);
-	if (status !== 200) throw new Error(`events endpoint answered ${status}: ${JSON.stringify(body)}`);
+	if (status !== 200)
+		throw new Error(`events endpoint answered ${status}: ${JSON.stringify(body)}`);
 	return body as { event_type: string; call_id: string; url: string; status: number };
 }
 
@@ -70,7 +80,12 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 
 		const item = only(trigger);
 		expect(Object.keys(item).sort()).toEqual(EVENT_FIELDS);
-		expect(item).toEqual({ event_type: 'call_started', call_id: call.id, timestamp: expect.stringMatching(ISO_TIMESTAMP), data: call });
+		expect(item).toEqual({
+			event_type: 'call_started',
+			call_id: call.id,
+			timestamp: expect.stringMatching(ISO_TIMESTAMP),
+			data: call,
+		});
 		expect(trigger.executions[0].kind).toBe('production');
 	});
 
@@ -93,13 +108,20 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 	test("a tool call's name and arguments can be used in n8n expressions", async () => {
 		const { call, trigger } = await activeTrigger();
 
-		await sendEvent(call.id, { event_type: 'tool_call', data: { name: 'check_order', arguments: { order_id: '1042' } } });
+		await sendEvent(call.id, {
+			event_type: 'tool_call',
+			data: { name: 'check_order', arguments: { order_id: '1042' } },
+		});
 
 		const item = only(trigger);
 		expect(trigger.evaluate('={{ $json.tool_name }}', item)).toBe('check_order');
-		expect(trigger.evaluate('=Order {{ $json.tool_arguments.order_id }} ships tomorrow', item)).toBe('Order 1042 ships tomorrow');
+		expect(
+			trigger.evaluate('=Order {{ $json.tool_arguments.order_id }} ships tomorrow', item),
+		).toBe('Order 1042 ships tomorrow');
 		// The reason for tool_arguments: n8n's expression sandbox refuses the name "arguments".
-		expect(() => trigger.evaluate('={{ $json.data.arguments.order_id }}', item)).toThrow('arguments');
+		expect(() => trigger.evaluate('={{ $json.data.arguments.order_id }}', item)).toThrow(
+			'arguments',
+		);
 	});
 
 	test('a tool call without arguments has empty tool_arguments', async () => {
@@ -127,7 +149,12 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 		expect(Object.keys(item).sort()).toEqual(EVENT_FIELDS);
 		const ended = await getCall(sandbox, call.id);
 		expect(ended.status).toBe('completed');
-		expect(item).toEqual({ event_type: 'call_ended', call_id: call.id, timestamp: expect.stringMatching(ISO_TIMESTAMP), data: ended });
+		expect(item).toEqual({
+			event_type: 'call_ended',
+			call_id: call.id,
+			timestamp: expect.stringMatching(ISO_TIMESTAMP),
+			data: ended,
+		});
 	});
 
 	test('call_ended with "Include Call Details": the item has "call" with the transcript', async () => {
@@ -165,16 +192,21 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 			harness = trigger;
 			await trigger.activate();
 
-			const { body: call } = await shortCalls.api('POST', '/call', { body: { from: agent.phone_number, to: '+14155550123' } });
+			const { body: call } = await shortCalls.api('POST', '/call', {
+				body: { from: agent.phone_number, to: '+14155550123' },
+			});
 			await trigger.waitForExecutions(3);
 
-			expect(trigger.executions.map((execution) => execution.items.map((item) => item.event_type))).toEqual([
-				['call_started'],
-				['tool_call'],
-				['call_ended'],
-			]);
-			expect(trigger.executions.every((execution) => execution.items[0].call_id === call.id)).toBe(true);
-			expect(trigger.executions[2].items[0].data).toMatchObject({ id: call.id, status: 'completed' });
+			expect(
+				trigger.executions.map((execution) => execution.items.map((item) => item.event_type)),
+			).toEqual([['call_started'], ['tool_call'], ['call_ended']]);
+			expect(trigger.executions.every((execution) => execution.items[0].call_id === call.id)).toBe(
+				true,
+			);
+			expect(trigger.executions[2].items[0].data).toMatchObject({
+				id: call.id,
+				status: 'completed',
+			});
 		} finally {
 			await harness?.close();
 			await shortCalls.close();
@@ -184,14 +216,22 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 
 describe('deliveries that must not start the workflow', () => {
 	const validEvent = (callId: string) =>
-		JSON.stringify({ event_type: 'call_started', call_id: callId, timestamp: '2026-11-22T10:15:30.123Z', data: {} });
+		JSON.stringify({
+			event_type: 'call_started',
+			call_id: callId,
+			timestamp: '2026-11-22T10:15:30.123Z',
+			data: {},
+		});
 
 	test('without the token: 401', async () => {
 		const { call, trigger } = await activeTrigger();
 
 		const answer = await post(trigger.url('production'), validEvent(call.id));
 
-		expect(answer).toEqual({ status: 401, body: { error: 'Unauthorized', message: 'Missing or wrong token' } });
+		expect(answer).toEqual({
+			status: 401,
+			body: { error: 'Unauthorized', message: 'Missing or wrong token' },
+		});
 		expect(trigger.executions).toEqual([]);
 	});
 
@@ -203,7 +243,10 @@ describe('deliveries that must not start the workflow', () => {
 		const answers = [
 			await post(`${trigger.url('production')}?token=${wrong}`, validEvent(call.id)),
 			await post(`${trigger.url('production')}?token=`, validEvent(call.id)),
-			await post(`${trigger.url('production')}?token=${params.token}&token=${params.token}`, validEvent(call.id)),
+			await post(
+				`${trigger.url('production')}?token=${params.token}&token=${params.token}`,
+				validEvent(call.id),
+			),
 			await post(`${trigger.url('production')}?secret=${params.token}`, validEvent(call.id)),
 		];
 
@@ -232,12 +275,21 @@ describe('deliveries that must not start the workflow', () => {
 		const answer = await post(webhook, validEvent(call.id));
 
 		expect(answer).toEqual({ status: 200, body: { received: true } });
-		expect(only(trigger)).toEqual({ event_type: 'call_started', call_id: call.id, timestamp: '2026-11-22T10:15:30.123Z', data: {} });
+		expect(only(trigger)).toEqual({
+			event_type: 'call_started',
+			call_id: call.id,
+			timestamp: '2026-11-22T10:15:30.123Z',
+			data: {},
+		});
 	});
 
 	test.each([
 		['a text body', 'call_started', 'text/plain'],
-		['a JSON array of events', '[{"event_type":"call_started","call_id":"c","timestamp":"t","data":{}}]', 'application/json'],
+		[
+			'a JSON array of events',
+			'[{"event_type":"call_started","call_id":"c","timestamp":"t","data":{}}]',
+			'application/json',
+		],
 		['a JSON string', '"call_started"', 'application/json'],
 		['a JSON number', '42', 'application/json'],
 		['JSON null', 'null', 'application/json'],
@@ -260,7 +312,10 @@ describe('deliveries that must not start the workflow', () => {
 	test('an event type the trigger does not know (a newer service) is acknowledged with 200 and starts nothing', async () => {
 		const { call, trigger, webhook } = await activeTrigger();
 
-		const answer = await post(webhook, JSON.stringify({ event_type: 'call_transferred', call_id: call.id, data: {} }));
+		const answer = await post(
+			webhook,
+			JSON.stringify({ event_type: 'call_transferred', call_id: call.id, data: {} }),
+		);
 
 		expect(answer).toEqual({ status: 200, body: { received: true, ignored: true } });
 		expect(trigger.executions).toEqual([]);
@@ -275,7 +330,9 @@ describe('deliveries that must not start the workflow', () => {
 
 		expect(sent.status).toBe(200);
 		const deliveries = await deliveriesOf(call.id);
-		expect(deliveries.map((delivery) => [delivery.event_type, delivery.attempt, delivery.status])).toEqual([
+		expect(
+			deliveries.map((delivery) => [delivery.event_type, delivery.attempt, delivery.status]),
+		).toEqual([
 			['call_started', 1, 200],
 			['tool_call', 1, 200],
 		]);
@@ -288,7 +345,11 @@ describe('deliveries that must not start the workflow', () => {
 		// The selected event still starts it.
 		await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'failed' });
 		await trigger.waitForExecutions(1);
-		expect(only(trigger)).toMatchObject({ event_type: 'call_ended', call_id: call.id, data: { status: 'failed' } });
+		expect(only(trigger)).toMatchObject({
+			event_type: 'call_ended',
+			call_id: call.id,
+			data: { status: 'failed' },
+		});
 	});
 });
 
@@ -297,17 +358,28 @@ describe('the answer to the service ("Respond")', () => {
 		// The workflow of the README: Voice Agent Trigger (Tool Call) -> Set result = "Order {{ ... }} ships tomorrow".
 		let harness: TriggerHarness | undefined;
 		const setNode = (items: IDataObject[]) => ({
-			result: harness?.evaluate('=Order {{ $json.tool_arguments.order_id }} ships tomorrow', items[0]) as string,
+			result: harness?.evaluate(
+				'=Order {{ $json.tool_arguments.order_id }} ships tomorrow',
+				items[0],
+			) as string,
 		});
-		const { call, trigger } = await activeTrigger({ responseMode: 'lastNode' }, { workflowAnswer: setNode });
+		const { call, trigger } = await activeTrigger(
+			{ responseMode: 'lastNode' },
+			{ workflowAnswer: setNode },
+		);
 		harness = trigger;
 
-		await sendEvent(call.id, { event_type: 'tool_call', data: { name: 'check_order', arguments: { order_id: '1042' } } });
+		await sendEvent(call.id, {
+			event_type: 'tool_call',
+			data: { name: 'check_order', arguments: { order_id: '1042' } },
+		});
 
 		const deliveries = await deliveriesOf(call.id);
 		expect(deliveries).toHaveLength(1);
 		expect(deliveries[0].status).toBe(200);
-		expect(JSON.parse(deliveries[0].response_body ?? '')).toEqual({ result: 'Order 1042 ships tomorrow' });
+		expect(JSON.parse(deliveries[0].response_body ?? '')).toEqual({
+			result: 'Order 1042 ships tomorrow',
+		});
 		expect(only(trigger).tool_arguments).toEqual({ order_id: '1042' });
 	});
 
@@ -332,7 +404,10 @@ describe('the answer to the service ("Respond")', () => {
 
 		const [delivery] = await deliveriesOf(call.id);
 		expect(delivery.status).toBe(200);
-		expect(JSON.parse(delivery.response_body ?? '')).toEqual({ tool: 'check_order', answer: 'It ships tomorrow' });
+		expect(JSON.parse(delivery.response_body ?? '')).toEqual({
+			tool: 'check_order',
+			answer: 'It ships tomorrow',
+		});
 		expect(only(trigger).event_type).toBe('tool_call');
 	});
 });
@@ -412,12 +487,21 @@ describe('events at the test URL', () => {
 		await trigger.listen();
 		const webhook = (await getAgent(sandbox, agent.id)).webhook;
 
-		const rejected = await post(trigger.url('test'), JSON.stringify({ event_type: 'call_started', call_id: call.id }));
-		const sent = await sendEvent(call.id, { event_type: 'tool_call', data: { name: 'lookup', arguments: {} } });
+		const rejected = await post(
+			trigger.url('test'),
+			JSON.stringify({ event_type: 'call_started', call_id: call.id }),
+		);
+		const sent = await sendEvent(call.id, {
+			event_type: 'tool_call',
+			data: { name: 'lookup', arguments: {} },
+		});
 		await trigger.idle();
 
 		expect(rejected.status).toBe(401);
 		expect(sent).toMatchObject({ url: webhook, status: 200 });
-		expect(only(trigger)).toMatchObject({ event_type: 'tool_call', data: { name: 'lookup', arguments: {} } });
+		expect(only(trigger)).toMatchObject({
+			event_type: 'tool_call',
+			data: { name: 'lookup', arguments: {} },
+		});
 	});
 });

@@ -10,13 +10,19 @@ export const CHECK_ORDER_TOOL = {
 	function: {
 		name: 'check_order',
 		description: 'Looks up an order',
-		parameters: { type: 'object', properties: { order_id: { type: 'string' } }, required: ['order_id'] },
+		parameters: {
+			type: 'object',
+			properties: { order_id: { type: 'string' } },
+			required: ['order_id'],
+		},
 	},
 };
 
 /** Creates an agent through the API (area code 415 unless given) and returns it. */
 export async function createAgent(sandbox: TestSandbox, fields: Record<string, unknown>) {
-	const { status, body } = await sandbox.api('POST', '/agent', { body: { area_code: '415', ...fields } });
+	const { status, body } = await sandbox.api('POST', '/agent', {
+		body: { area_code: '415', ...fields },
+	});
 	if (status !== 200) throw new Error(`POST /agent answered ${status}: ${JSON.stringify(body)}`);
 	return body;
 }
@@ -36,8 +42,14 @@ export async function setWebhookElsewhere(sandbox: TestSandbox, name: string, we
 }
 
 /** Places a call from the agent through the API. */
-export async function placeCall(sandbox: TestSandbox, agent: { phone_number: string }, to = '+14155550123') {
-	const { status, body } = await sandbox.api('POST', '/call', { body: { from: agent.phone_number, to } });
+export async function placeCall(
+	sandbox: TestSandbox,
+	agent: { phone_number: string },
+	to = '+14155550123',
+) {
+	const { status, body } = await sandbox.api('POST', '/call', {
+		body: { from: agent.phone_number, to },
+	});
 	if (status !== 200) throw new Error(`POST /call answered ${status}: ${JSON.stringify(body)}`);
 	return body;
 }
@@ -50,7 +62,9 @@ export async function getCall(sandbox: TestSandbox, id: string) {
 
 /** The agent upserts (POST /v1/agent) in the sandbox's request log. */
 export async function agentUpserts(sandbox: TestSandbox): Promise<RecordedRequest[]> {
-	return (await sandbox.requests()).filter((request) => request.method === 'POST' && request.path === '/v1/agent');
+	return (await sandbox.requests()).filter(
+		(request) => request.method === 'POST' && request.path === '/v1/agent',
+	);
 }
 
 /** The URL a registered webhook points at without its query, and its query parameters. */

@@ -47,7 +47,9 @@ describe('activating on an agent without a webhook', () => {
 		expect(webhook).not.toContain(sandbox.apiKey);
 		expect(await trigger.checkExists()).toBe(true);
 		// One upsert, by name, carrying only the webhook.
-		expect((await agentUpserts(sandbox)).map((request) => request.body)).toEqual([{ name: 'Orders', webhook }]);
+		expect((await agentUpserts(sandbox)).map((request) => request.body)).toEqual([
+			{ name: 'Orders', webhook },
+		]);
 		expect(trigger.registrations()).toEqual({
 			[trigger.url('production')]: { secret: params.token, agentId: agent.id, previousWebhook: '' },
 		});
@@ -90,14 +92,22 @@ describe('activating on an agent without a webhook', () => {
 			tools: [CHECK_ORDER_TOOL],
 			filler_words: true,
 			filler_words_whitelist: ['um'],
-			actions: [{ name: 'transfer', instructions: 'When asked for a human', forwarding_number: '+14155550100' }],
+			actions: [
+				{
+					name: 'transfer',
+					instructions: 'When asked for a human',
+					forwarding_number: '+14155550100',
+				},
+			],
 			voicemail_number: '+14155550111',
 			chunking: true,
 			endpointing: 300,
 			voice_optimization: 2,
 			smart_endpointing_threshold: 5,
 			language: 'de',
-			compliance_checks: [{ name: 'no-pii', model: 'gpt-4o', check_instructions: 'No PII', rewrite_threshold: 3 }],
+			compliance_checks: [
+				{ name: 'no-pii', model: 'gpt-4o', check_instructions: 'No PII', rewrite_threshold: 3 },
+			],
 		});
 		const trigger = await triggers.start(agent.id);
 		await sandbox.clearRequests();
@@ -133,7 +143,9 @@ describe('an agent whose webhook points elsewhere', () => {
 			(thrown: Error & { description?: string }) => thrown,
 		);
 
-		expect(error?.message).toBe('Agent "Support" already sends its events to https://hooks.example.com/voice');
+		expect(error?.message).toBe(
+			'Agent "Support" already sends its events to https://hooks.example.com/voice',
+		);
 		expect(error?.description).toContain('Replace Existing Webhook');
 		expect(`${error?.message} ${error?.description}`).not.toContain('their-secret');
 		expect(await getAgent(sandbox, agent.id)).toEqual(agent);
@@ -147,7 +159,10 @@ describe('an agent whose webhook points elsewhere', () => {
 		await expect(trigger.activate()).rejects.toThrow('already sends its events');
 
 		// The user turns the option on and activates again.
-		trigger.setParameters({ agent: trigger.nodeParameters.agent, options: { replaceExistingWebhook: true } });
+		trigger.setParameters({
+			agent: trigger.nodeParameters.agent,
+			options: { replaceExistingWebhook: true },
+		});
 		await trigger.activate();
 
 		const { webhook } = await getAgent(sandbox, agent.id);
@@ -168,7 +183,9 @@ describe('an agent whose webhook points elsewhere', () => {
 		const registered = await getAgent(sandbox, agent.id);
 		const second = await triggers.start(agent.id);
 
-		await expect(second.activate()).rejects.toThrow(`already sends its events to ${first.url('production')}`);
+		await expect(second.activate()).rejects.toThrow(
+			`already sends its events to ${first.url('production')}`,
+		);
 
 		expect(await getAgent(sandbox, agent.id)).toEqual(registered);
 		expect(await first.checkExists()).toBe(true);
@@ -193,7 +210,9 @@ describe('checkExists', () => {
 		await setWebhookElsewhere(sandbox, 'Support', 'https://other.example.com/hook');
 
 		expect(await trigger.checkExists()).toBe(false);
-		await expect(trigger.activate('init')).rejects.toThrow('already sends its events to https://other.example.com/hook');
+		await expect(trigger.activate('init')).rejects.toThrow(
+			'already sends its events to https://other.example.com/hook',
+		);
 		expect((await getAgent(sandbox, agent.id)).webhook).toBe('https://other.example.com/hook');
 	});
 
@@ -233,7 +252,9 @@ describe('deactivating', () => {
 		expect(trigger.registrations()).toEqual({});
 		// Nothing was recreated under the agent's name.
 		expect(await agentUpserts(sandbox)).toEqual([]);
-		expect((await sandbox.api('GET', '/agents', { query: { limit: 100 } })).body.agents).toEqual([]);
+		expect((await sandbox.api('GET', '/agents', { query: { limit: 100 } })).body.agents).toEqual(
+			[],
+		);
 	});
 
 	test('leaves a webhook someone else set meanwhile as it is', async () => {
@@ -265,8 +286,13 @@ describe('changing the agent of an active workflow', () => {
 
 		expect(trigger.removalErrors).toEqual([]);
 		expect((await getAgent(sandbox, first.id)).webhook).toBe(THEIR_WEBHOOK);
-		expect(splitWebhook((await getAgent(sandbox, second.id)).webhook).base).toBe(trigger.url('production'));
-		expect(trigger.registrations()[trigger.url('production')]).toMatchObject({ agentId: second.id, previousWebhook: '' });
+		expect(splitWebhook((await getAgent(sandbox, second.id)).webhook).base).toBe(
+			trigger.url('production'),
+		);
+		expect(trigger.registrations()[trigger.url('production')]).toMatchObject({
+			agentId: second.id,
+			previousWebhook: '',
+		});
 	});
 });
 
@@ -275,7 +301,9 @@ describe('a credential the service rejects', () => {
 		const agent = await createAgent(sandbox, { name: 'Orders' });
 		const trigger = await triggers.start(agent.id, {}, {}, { apiKey: 'not-a-key' });
 
-		await expect(trigger.activate()).rejects.toThrow('The Voice Agent API rejected the API key (401 Unauthorized)');
+		await expect(trigger.activate()).rejects.toThrow(
+			'The Voice Agent API rejected the API key (401 Unauthorized)',
+		);
 
 		expect(await getAgent(sandbox, agent.id)).toEqual(agent);
 		expect(trigger.registrations()).toEqual({});
@@ -286,7 +314,9 @@ describe('the agent parameter', () => {
 	test('empty: activation fails with a message that says to choose the agent', async () => {
 		const trigger = await triggers.start('');
 
-		await expect(trigger.activate()).rejects.toThrow('Agent must not be empty: choose the agent whose events start this workflow');
+		await expect(trigger.activate()).rejects.toThrow(
+			'Agent must not be empty: choose the agent whose events start this workflow',
+		);
 	});
 
 	test('an agent that does not exist: activation fails saying it was not found', async () => {
@@ -325,11 +355,16 @@ describe('the test URL ("Listen for test event")', () => {
 
 		// While the workflow is active, the agent points at its production URL: from the test URL's point
 		// of view that is someone else's webhook.
-		await expect(trigger.listen()).rejects.toThrow(`already sends its events to ${trigger.url('production')}`);
+		await expect(trigger.listen()).rejects.toThrow(
+			`already sends its events to ${trigger.url('production')}`,
+		);
 		expect((await getAgent(sandbox, agent.id)).webhook).toBe(production);
 		expect(trigger.listening).toBe(false);
 
-		trigger.setParameters({ agent: trigger.nodeParameters.agent, options: { replaceExistingWebhook: true } });
+		trigger.setParameters({
+			agent: trigger.nodeParameters.agent,
+			options: { replaceExistingWebhook: true },
+		});
 		await trigger.listen();
 
 		// n8n keeps the test registration apart from the workflow's saved static data.
@@ -342,14 +377,18 @@ describe('the test URL ("Listen for test event")', () => {
 		const testWebhook = (await getAgent(sandbox, agent.id)).webhook;
 		expect(splitWebhook(testWebhook).base).toBe(trigger.url('test'));
 
-		const test = await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
+		const test = await sandbox.control('POST', `/calls/${call.id}/events`, {
+			event_type: 'call_started',
+		});
 		expect(test.body).toMatchObject({ url: testWebhook, status: 200 });
 		// After its one event n8n removes the test webhook: the production URL is back.
 		await trigger.idle();
 		expect((await getAgent(sandbox, agent.id)).webhook).toBe(production);
 		expect(await trigger.checkExists('production')).toBe(true);
 
-		const live = await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
+		const live = await sandbox.control('POST', `/calls/${call.id}/events`, {
+			event_type: 'call_started',
+		});
 		expect(live.body).toMatchObject({ url: production, status: 200 });
 		expect(trigger.executions.map((execution) => execution.kind)).toEqual(['test', 'production']);
 
@@ -364,7 +403,9 @@ describe('the test URL ("Listen for test event")', () => {
 		const agent = await createAgent(sandbox, { name: 'Orders', webhook: THEIR_WEBHOOK });
 		const trigger = await triggers.start(agent.id, { options: { replaceExistingWebhook: true } });
 		await trigger.listen();
-		expect(splitWebhook((await getAgent(sandbox, agent.id)).webhook).base).toBe(trigger.url('test'));
+		expect(splitWebhook((await getAgent(sandbox, agent.id)).webhook).base).toBe(
+			trigger.url('test'),
+		);
 
 		await trigger.stopListening();
 

@@ -19,7 +19,8 @@ export class InputValidator {
 	}
 
 	nonEmptyString(value: unknown, field: string): string {
-		const text = typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+		const text =
+			typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
 		if (text === '') this.fail(field, 'must not be empty');
 		return text;
 	}
@@ -70,7 +71,10 @@ export class InputValidator {
 			}
 		}
 		if (!Array.isArray(parsed) || parsed.some((entry) => !isPlainObject(entry))) {
-			this.fail(field, 'must be a JSON array of objects, like [{"type": "function", "function": {...}}]');
+			this.fail(
+				field,
+				'must be a JSON array of objects, like [{"type": "function", "function": {...}}]',
+			);
 		}
 		return parsed as IDataObject[];
 	}
@@ -78,7 +82,8 @@ export class InputValidator {
 	/** Words separated by commas, or an array of strings from an expression. */
 	stringList(value: unknown, field: string): string[] {
 		if (Array.isArray(value)) {
-			if (value.some((entry) => typeof entry !== 'string')) this.fail(field, 'must be a list of words');
+			if (value.some((entry) => typeof entry !== 'string'))
+				this.fail(field, 'must be a list of words');
 			return (value as string[]).map((entry) => entry.trim()).filter((entry) => entry !== '');
 		}
 		if (typeof value !== 'string') this.fail(field, 'must be words separated by commas');
@@ -98,8 +103,10 @@ export class InputValidator {
 	}
 
 	areaCode(value: unknown, field: string): string {
-		const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-		if (!/^\d{3}$/.test(text)) this.fail(field, `must be 3 digits, like 415 (got ${JSON.stringify(value)})`);
+		const text =
+			typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+		if (!/^\d{3}$/.test(text))
+			this.fail(field, `must be 3 digits, like 415 (got ${JSON.stringify(value)})`);
 		return text;
 	}
 }

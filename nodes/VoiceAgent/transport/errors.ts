@@ -45,14 +45,16 @@ export function apiError(
 	} else if (status >= 500) {
 		message = `The Voice Agent service failed to process ${route} (${status})`;
 	} else {
-		message = said ? `The Voice Agent API rejected the request: ${said}` : `${route} failed (${status})`;
+		message = said
+			? `The Voice Agent API rejected the request: ${said}`
+			: `${route} failed (${status})`;
 		description = undefined;
 	}
-	const error = new NodeApiError(
-		context.getNode(),
-		{ status, error: said ?? null } as JsonObject,
-		{ message, description, httpCode: String(status) },
-	);
+	const error = new NodeApiError(context.getNode(), { status, error: said ?? null } as JsonObject, {
+		message,
+		description,
+		httpCode: String(status),
+	});
 	if (!request.idempotent && status >= 500) error.context[OUTCOME_UNKNOWN] = true;
 	return error;
 }
@@ -65,13 +67,17 @@ export function networkError(
 	timeoutMs: number,
 ) {
 	// Not under `code`: NodeApiError takes that for the HTTP status and swaps this message for a generic one.
-	const error = new NodeApiError(context.getNode(), { networkErrorCode: code ?? null } as JsonObject, {
-		message: `Could not reach the Voice Agent API: ${describeNetworkFailure(code, timeoutMs)}`,
-		description:
-			attempts > 1
-				? `${request.method} ${request.path} failed ${attempts} times.`
-				: `${request.method} ${request.path} failed and was not retried, since the service may have acted on it.`,
-	});
+	const error = new NodeApiError(
+		context.getNode(),
+		{ networkErrorCode: code ?? null } as JsonObject,
+		{
+			message: `Could not reach the Voice Agent API: ${describeNetworkFailure(code, timeoutMs)}`,
+			description:
+				attempts > 1
+					? `${request.method} ${request.path} failed ${attempts} times.`
+					: `${request.method} ${request.path} failed and was not retried, since the service may have acted on it.`,
+		},
+	);
 	if (!request.idempotent && !(code && NOT_SENT_CODES.has(code))) {
 		error.context[OUTCOME_UNKNOWN] = true;
 	}

@@ -1,4 +1,9 @@
-import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, sleep } from 'n8n-workflow';
 
 import { apiError, networkError } from './errors';
@@ -21,7 +26,8 @@ async function readBaseUrl(context: VoiceAgentContext): Promise<string> {
 	if (!/^https?:\/\/\S+$/i.test(baseUrl)) {
 		throw new NodeApiError(context.getNode(), {} as JsonObject, {
 			message: 'The Voice Agent API credential has no valid Base URL',
-			description: 'Set the Base URL to the API address including /v1, e.g. https://api.example.com/v1',
+			description:
+				'Set the Base URL to the API address including /v1, e.g. https://api.example.com/v1',
 		});
 	}
 	return baseUrl.replace(/\/+$/, '');

@@ -4,7 +4,13 @@ const BACKOFF_BASE_MS = 300;
 const BACKOFF_CAP_MS = 5_000;
 
 /** Network failures that happen before a request reaches the service: retrying them cannot act twice. */
-export const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+export const NOT_SENT_CODES = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+	'ENETUNREACH',
+]);
 
 /** Exponential backoff with full jitter in its upper half, so parallel retries spread out. */
 export function backoffDelayMs(attempt: number, random: () => number = Math.random): number {
@@ -13,7 +19,10 @@ export function backoffDelayMs(attempt: number, random: () => number = Math.rand
 }
 
 /** Seconds to wait from a Retry-After header (seconds or HTTP date); undefined when absent or unreadable. */
-export function parseRetryAfterSeconds(header: unknown, now: number = Date.now()): number | undefined {
+export function parseRetryAfterSeconds(
+	header: unknown,
+	now: number = Date.now(),
+): number | undefined {
 	const value = Array.isArray(header) ? header[0] : header;
 	if (typeof value !== 'string' && typeof value !== 'number') return undefined;
 	const text = String(value).trim();

@@ -58,7 +58,9 @@ test('no items: no calls, an empty result', async () => {
 });
 
 test('passes each item with its index', async () => {
-	expect(await mapWithConcurrency(['a', 'b', 'c'], 2, async (item, index) => `${index}:${item}`)).toEqual(['0:a', '1:b', '2:c']);
+	expect(
+		await mapWithConcurrency(['a', 'b', 'c'], 2, async (item, index) => `${index}:${item}`),
+	).toEqual(['0:a', '1:b', '2:c']);
 });
 
 test('the first failure is thrown and no new call starts after it', async () => {

@@ -1,5 +1,9 @@
 /** Pure helpers of the Voice Agent node's transport: Retry-After, backoff, network error codes. */
-import { backoffDelayMs, networkErrorCode, parseRetryAfterSeconds } from '../../../nodes/VoiceAgent/transport';
+import {
+	backoffDelayMs,
+	networkErrorCode,
+	parseRetryAfterSeconds,
+} from '../../../nodes/VoiceAgent/transport';
 
 describe('parseRetryAfterSeconds', () => {
 	const now = Date.parse('2026-03-01T12:00:00.000Z');
@@ -31,18 +35,29 @@ describe('parseRetryAfterSeconds', () => {
 		expect(parseRetryAfterSeconds('0.2', now)).toBe(1);
 	});
 
-	test.each<[unknown]>([[undefined], [null], [''], ['soon'], ['-1'], ['2 seconds'], [{}], [[]], [true]])(
-		'%j is unreadable: undefined, so the caller backs off on its own',
-		(header) => {
-			expect(parseRetryAfterSeconds(header, now)).toBeUndefined();
-		},
-	);
+	test.each<[unknown]>([
+		[undefined],
+		[null],
+		[''],
+		['soon'],
+		['-1'],
+		['2 seconds'],
+		[{}],
+		[[]],
+		[true],
+	])('%j is unreadable: undefined, so the caller backs off on its own', (header) => {
+		expect(parseRetryAfterSeconds(header, now)).toBeUndefined();
+	});
 });
 
 describe('backoffDelayMs', () => {
 	test('doubles from 300 ms per attempt, jittered within the upper half', () => {
-		expect([0, 1, 2, 3].map((attempt) => backoffDelayMs(attempt, () => 0))).toEqual([150, 300, 600, 1200]);
-		expect([0, 1, 2, 3].map((attempt) => backoffDelayMs(attempt, () => 1))).toEqual([300, 600, 1200, 2400]);
+		expect([0, 1, 2, 3].map((attempt) => backoffDelayMs(attempt, () => 0))).toEqual([
+			150, 300, 600, 1200,
+		]);
+		expect([0, 1, 2, 3].map((attempt) => backoffDelayMs(attempt, () => 1))).toEqual([
+			300, 600, 1200, 2400,
+		]);
 		expect(backoffDelayMs(1, () => 0.5)).toBe(450);
 	});
 
@@ -66,7 +81,9 @@ describe('backoffDelayMs', () => {
 
 describe('networkErrorCode', () => {
 	test('the code of the error itself', () => {
-		expect(networkErrorCode(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }))).toBe('ECONNRESET');
+		expect(
+			networkErrorCode(Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })),
+		).toBe('ECONNRESET');
 	});
 
 	test('a code buried in the cause chain', () => {
@@ -78,7 +95,9 @@ describe('networkErrorCode', () => {
 
 	test('a code only named in the message', () => {
 		expect(networkErrorCode(new Error('connect ECONNREFUSED 127.0.0.1:4010'))).toBe('ECONNREFUSED');
-		expect(networkErrorCode(new Error('getaddrinfo ENOTFOUND api.example.invalid'))).toBe('ENOTFOUND');
+		expect(networkErrorCode(new Error('getaddrinfo ENOTFOUND api.example.invalid'))).toBe(
+			'ENOTFOUND',
+		);
 	});
 
 	test('a timeout without a code is ETIMEDOUT', () => {

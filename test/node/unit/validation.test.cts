@@ -27,7 +27,9 @@ function errorOf(check: () => unknown): NodeOperationError {
 describe('every failure names the field and the item', () => {
 	test('message, item index and description', () => {
 		const error = errorOf(() => validate.e164('12', 'To'));
-		expect(error.message).toBe('To must be a phone number in E.164 form, like +14155550123 (got "12") [item 3]');
+		expect(error.message).toBe(
+			'To must be a phone number in E.164 form, like +14155550123 (got "12") [item 3]',
+		);
 		expect(error.context.itemIndex).toBe(3);
 		expect(error.description).toMatch(/^E\.164: a plus sign/);
 		expect(error.node).toBe(node);
@@ -56,7 +58,9 @@ describe('e164', () => {
 		[null],
 		[undefined],
 	])('%j is refused', (value) => {
-		expect(errorOf(() => validate.e164(value, 'Voicemail Number')).message).toMatch(/^Voicemail Number must be a phone number in E\.164 form/);
+		expect(errorOf(() => validate.e164(value, 'Voicemail Number')).message).toMatch(
+			/^Voicemail Number must be a phone number in E\.164 form/,
+		);
 	});
 });
 
@@ -76,7 +80,9 @@ describe('integer', () => {
 		['two', 'must be a whole number from 0 to 4 (got "two")'],
 		[null, 'must be a whole number from 0 to 4 (got null)'],
 	])('%j is refused', (value, problem) => {
-		expect(errorOf(() => validate.integer(value, 'Voice Optimization', 0, 4)).message).toBe(`Voice Optimization ${problem} [item 3]`);
+		expect(errorOf(() => validate.integer(value, 'Voice Optimization', 0, 4)).message).toBe(
+			`Voice Optimization ${problem} [item 3]`,
+		);
 	});
 
 	test('NaN is refused', () => {
@@ -86,7 +92,9 @@ describe('integer', () => {
 	});
 
 	test('without a maximum the message says "or more"', () => {
-		expect(errorOf(() => validate.integer(0, 'Limit', 1)).message).toBe('Limit must be a whole number 1 or more (got 0) [item 3]');
+		expect(errorOf(() => validate.integer(0, 'Limit', 1)).message).toBe(
+			'Limit must be a whole number 1 or more (got 0) [item 3]',
+		);
 	});
 });
 
@@ -96,9 +104,14 @@ describe('nonEmptyString', () => {
 		expect(validate.nonEmptyString(42, 'Call ID')).toBe('42');
 	});
 
-	test.each<[unknown]>([[''], ['   '], [null], [undefined], [{}], [true]])('%j is empty', (value) => {
-		expect(errorOf(() => validate.nonEmptyString(value, 'Name')).message).toBe('Name must not be empty [item 3]');
-	});
+	test.each<[unknown]>([[''], ['   '], [null], [undefined], [{}], [true]])(
+		'%j is empty',
+		(value) => {
+			expect(errorOf(() => validate.nonEmptyString(value, 'Name')).message).toBe(
+				'Name must not be empty [item 3]',
+			);
+		},
+	);
 });
 
 describe('jsonArrayOfObjects', () => {
@@ -112,24 +125,39 @@ describe('jsonArrayOfObjects', () => {
 	});
 
 	test('text that is not JSON names the parse problem', () => {
-		expect(errorOf(() => validate.jsonArrayOfObjects('[{', 'Tools (JSON)')).message).toMatch(/^Tools \(JSON\) is not valid JSON: .+ \[item 3\]$/);
+		expect(errorOf(() => validate.jsonArrayOfObjects('[{', 'Tools (JSON)')).message).toMatch(
+			/^Tools \(JSON\) is not valid JSON: .+ \[item 3\]$/,
+		);
 	});
 
-	test.each<[unknown]>([['{"a": 1}'], ['[1]'], ['[null]'], ['[[]]'], ['"text"'], [{ a: 1 }], [[tool, 'x']], [5]])(
-		'%j is not an array of objects',
-		(value) => {
-			expect(errorOf(() => validate.jsonArrayOfObjects(value, 'Tools (JSON)')).message).toMatch(
-				/^Tools \(JSON\) must be a JSON array of objects/,
-			);
-		},
-	);
+	test.each<[unknown]>([
+		['{"a": 1}'],
+		['[1]'],
+		['[null]'],
+		['[[]]'],
+		['"text"'],
+		[{ a: 1 }],
+		[[tool, 'x']],
+		[5],
+	])('%j is not an array of objects', (value) => {
+		expect(errorOf(() => validate.jsonArrayOfObjects(value, 'Tools (JSON)')).message).toMatch(
+			/^Tools \(JSON\) must be a JSON array of objects/,
+		);
+	});
 });
 
 describe('stringList', () => {
 	test('comma-separated words, trimmed, empty ones dropped', () => {
-		expect(validate.stringList(' um, well ,, let me see ,', 'Filler Words Whitelist')).toEqual(['um', 'well', 'let me see']);
+		expect(validate.stringList(' um, well ,, let me see ,', 'Filler Words Whitelist')).toEqual([
+			'um',
+			'well',
+			'let me see',
+		]);
 		expect(validate.stringList('', 'Filler Words Whitelist')).toEqual([]);
-		expect(validate.stringList([' hmm ', '', 'right'], 'Filler Words Whitelist')).toEqual(['hmm', 'right']);
+		expect(validate.stringList([' hmm ', '', 'right'], 'Filler Words Whitelist')).toEqual([
+			'hmm',
+			'right',
+		]);
 	});
 
 	test('anything else is refused', () => {
@@ -145,10 +173,21 @@ describe('stringList', () => {
 describe('urlOrEmpty, areaCode, oneOf', () => {
 	test('URLs', () => {
 		expect(validate.urlOrEmpty('', 'Webhook URL')).toBe('');
-		expect(validate.urlOrEmpty(' https://example.com/hook?token=abc ', 'Webhook URL')).toBe('https://example.com/hook?token=abc');
-		expect(validate.urlOrEmpty('http://127.0.0.1:5678/webhook', 'Webhook URL')).toBe('http://127.0.0.1:5678/webhook');
-		for (const bad of ['example.com', 'ftp://example.com', 'http:///path', 'https://exa mple.com']) {
-			expect(errorOf(() => validate.urlOrEmpty(bad, 'Webhook URL')).message).toMatch(/^Webhook URL must be an http:\/\/ or https:\/\/ URL/);
+		expect(validate.urlOrEmpty(' https://example.com/hook?token=abc ', 'Webhook URL')).toBe(
+			'https://example.com/hook?token=abc',
+		);
+		expect(validate.urlOrEmpty('http://127.0.0.1:5678/webhook', 'Webhook URL')).toBe(
+			'http://127.0.0.1:5678/webhook',
+		);
+		for (const bad of [
+			'example.com',
+			'ftp://example.com',
+			'http:///path',
+			'https://exa mple.com',
+		]) {
+			expect(errorOf(() => validate.urlOrEmpty(bad, 'Webhook URL')).message).toMatch(
+				/^Webhook URL must be an http:\/\/ or https:\/\/ URL/,
+			);
 		}
 	});
 
@@ -157,15 +196,18 @@ describe('urlOrEmpty, areaCode, oneOf', () => {
 		expect(validate.areaCode(' 212 ', 'Area Code')).toBe('212');
 		expect(validate.areaCode(312, 'Area Code')).toBe('312');
 		for (const bad of ['41', '4155', 'abc', '', 41.5, null]) {
-			expect(errorOf(() => validate.areaCode(bad, 'Area Code')).message).toMatch(/^Area Code must be 3 digits, like 415/);
+			expect(errorOf(() => validate.areaCode(bad, 'Area Code')).message).toMatch(
+				/^Area Code must be 3 digits, like 415/,
+			);
 		}
 	});
 
 	test('allowed values', () => {
 		expect(validate.oneOf('gpt-4o', 'LLM Model', ['gpt-4o', 'service-voice'])).toBe('gpt-4o');
-		expect(errorOf(() => validate.oneOf('gpt-3.5-turbo', 'LLM Model', ['gpt-4o', 'service-voice'])).message).toBe(
-			'LLM Model must be one of gpt-4o, service-voice (got "gpt-3.5-turbo") [item 3]',
-		);
+		expect(
+			errorOf(() => validate.oneOf('gpt-3.5-turbo', 'LLM Model', ['gpt-4o', 'service-voice']))
+				.message,
+		).toBe('LLM Model must be one of gpt-4o, service-voice (got "gpt-3.5-turbo") [item 3]');
 	});
 });
 

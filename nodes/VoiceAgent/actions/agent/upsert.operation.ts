@@ -33,7 +33,8 @@ const properties: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add Field',
 		default: {},
-		description: 'Only the fields added here are sent: the others keep their values on an existing agent',
+		description:
+			'Only the fields added here are sent: the others keep their values on an existing agent',
 		options: [
 			{
 				displayName: 'Actions',
@@ -42,7 +43,8 @@ const properties: INodeProperties[] = [
 				typeOptions: { multipleValues: true },
 				default: {},
 				placeholder: 'Add Action',
-				description: 'Actions the agent can take, such as forwarding the call. Replaces the agent\'s actions.',
+				description:
+					"Actions the agent can take, such as forwarding the call. Replaces the agent's actions.",
 				options: [
 					{
 						displayName: 'Action',
@@ -76,7 +78,7 @@ const properties: INodeProperties[] = [
 				typeOptions: { multipleValues: true },
 				default: {},
 				placeholder: 'Add Compliance Check',
-				description: 'Checks run on the agent\'s responses. Replaces the agent\'s compliance checks.',
+				description: "Checks run on the agent's responses. Replaces the agent's compliance checks.",
 				options: [
 					{
 						displayName: 'Check',
@@ -172,7 +174,7 @@ const properties: INodeProperties[] = [
 				type: 'string',
 				typeOptions: { rows: 4 },
 				default: '',
-				description: 'Instructions that define the agent\'s persona and task',
+				description: "Instructions that define the agent's persona and task",
 			},
 			{
 				displayName: 'Tools (JSON)',
@@ -213,7 +215,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				placeholder: 'e.g. https://example.com/voice-agent-events',
 				description:
-					'URL the service sends the agent\'s events to. An empty value removes it. A Voice Agent Trigger manages this field by itself.',
+					"URL the service sends the agent's events to. An empty value removes it. A Voice Agent Trigger manages this field by itself.",
 			},
 		],
 	},
@@ -257,12 +259,18 @@ function buildAgentBody(
 	for (const [field, key] of text) {
 		if (fields[field] !== undefined) body[key] = String(fields[field]);
 	}
-	if (fields.llmModel !== undefined) body.llm_model = validate.oneOf(fields.llmModel, 'LLM Model', LLM_MODELS);
-	if (fields.webhook !== undefined) body.webhook = validate.urlOrEmpty(fields.webhook, 'Webhook URL');
-	if (fields.tools !== undefined) body.tools = validate.jsonArrayOfObjects(fields.tools, 'Tools (JSON)');
+	if (fields.llmModel !== undefined)
+		body.llm_model = validate.oneOf(fields.llmModel, 'LLM Model', LLM_MODELS);
+	if (fields.webhook !== undefined)
+		body.webhook = validate.urlOrEmpty(fields.webhook, 'Webhook URL');
+	if (fields.tools !== undefined)
+		body.tools = validate.jsonArrayOfObjects(fields.tools, 'Tools (JSON)');
 	if (fields.fillerWords !== undefined) body.filler_words = fields.fillerWords === true;
 	if (fields.fillerWordsWhitelist !== undefined) {
-		body.filler_words_whitelist = validate.stringList(fields.fillerWordsWhitelist, 'Filler Words Whitelist');
+		body.filler_words_whitelist = validate.stringList(
+			fields.fillerWordsWhitelist,
+			'Filler Words Whitelist',
+		);
 	}
 	if (fields.voicemailNumber !== undefined) {
 		// Empty clears the number, as the service allows.
@@ -271,9 +279,15 @@ function buildAgentBody(
 				? ''
 				: validate.e164(fields.voicemailNumber, 'Voicemail Number');
 	}
-	if (fields.endpointing !== undefined) body.endpointing = validate.integer(fields.endpointing, 'Endpointing (Ms)', 0);
+	if (fields.endpointing !== undefined)
+		body.endpointing = validate.integer(fields.endpointing, 'Endpointing (Ms)', 0);
 	if (fields.voiceOptimization !== undefined) {
-		body.voice_optimization = validate.integer(fields.voiceOptimization, 'Voice Optimization', 0, 4);
+		body.voice_optimization = validate.integer(
+			fields.voiceOptimization,
+			'Voice Optimization',
+			0,
+			4,
+		);
 	}
 	if (fields.smartEndpointingThreshold !== undefined) {
 		body.smart_endpointing_threshold = validate.integer(
@@ -287,7 +301,10 @@ function buildAgentBody(
 		body.actions = actions.map((action, n) => ({
 			name: validate.nonEmptyString(action.name, `Actions ${n + 1}: Name`),
 			instructions: action.instructions ?? '',
-			forwarding_number: validate.e164(action.forwardingNumber, `Actions ${n + 1}: Forwarding Number`),
+			forwarding_number: validate.e164(
+				action.forwardingNumber,
+				`Actions ${n + 1}: Forwarding Number`,
+			),
 		}));
 	}
 	if (fields.complianceChecks !== undefined) {

@@ -37,7 +37,8 @@ const properties: INodeProperties[] = [
 		type: 'string',
 		typeOptions: { rows: 3 },
 		default: '',
-		description: 'What the agent should know for this call, e.g. the customer\'s name and the reason for calling',
+		description:
+			"What the agent should know for this call, e.g. the customer's name and the reason for calling",
 	},
 	{
 		displayName: 'Options',
@@ -96,7 +97,10 @@ async function agentPhoneNumber(context: IExecuteFunctions, agentId: string): Pr
 	return phone;
 }
 
-async function recentCalls(context: IExecuteFunctions, filter: IDataObject): Promise<CallSummary[]> {
+async function recentCalls(
+	context: IExecuteFunctions,
+	filter: IDataObject,
+): Promise<CallSummary[]> {
 	return await paginateCursor<CallSummary>(context, '/calls', 'calls', filter, RECENT_CALLS);
 }
 
@@ -143,12 +147,15 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const body: IDataObject = { from: fromNumber, to };
 	if (callContext !== '') body.context = callContext;
-	if (options.userSpeaksFirst !== undefined) body.user_speaks_first = options.userSpeaksFirst === true;
+	if (options.userSpeaksFirst !== undefined)
+		body.user_speaks_first = options.userSpeaksFirst === true;
 
 	// A call placed twice phones a person twice, so POST /call is never repeated after an ambiguous
 	// failure. Instead the calls that existed before are remembered (by ID, not by clock, since the
 	// service's timestamps are opaque) and a new one in the list afterwards is the one this attempt made.
-	const filter: IDataObject = agentId ? { client_number: to, agent_id: agentId } : { client_number: to };
+	const filter: IDataObject = agentId
+		? { client_number: to, agent_id: agentId }
+		: { client_number: to };
 	const knownIds = new Set((await recentCalls(this, filter)).map((call) => call.id));
 	try {
 		return await voiceAgentApiRequest<Call>(this, {

@@ -87,7 +87,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				)
 			: 0;
 
-	const calls = await paginateCursor<CallSummary>(this, '/calls', 'calls', qs, listLimit(this, itemIndex));
+	const calls = await paginateCursor<CallSummary>(
+		this,
+		'/calls',
+		'calls',
+		qs,
+		listLimit(this, itemIndex),
+	);
 	if (concurrency === 0) return calls;
 	// The list shape keeps client_number, which the full record calls `to`; both stay in the output.
 	return await mapWithConcurrency(calls, concurrency, async (call) => ({
