@@ -9,7 +9,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as agent from './actions/agent/Agent.resource';
 import * as call from './actions/call/Call.resource';
 import { router } from './actions/router';
-import { listSearch } from './methods';
+import { voiceAgentCredentials } from '../shared/credential';
+import { listSearch } from '../shared/methods';
 
 export class VoiceAgent implements INodeType {
 	description: INodeTypeDescription = {
@@ -28,7 +29,7 @@ export class VoiceAgent implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'voiceAgentApi', required: true }],
+		credentials: voiceAgentCredentials,
 		properties: [
 			{
 				displayName: 'Resource',

@@ -7,8 +7,9 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { agentLocator } from '../VoiceAgent/descriptions/shared';
-import { listSearch } from '../VoiceAgent/methods';
+import { voiceAgentCredentials } from '../shared/credential';
+import { agentLocator, optionsCollection } from '../shared/descriptions';
+import { listSearch } from '../shared/methods';
 import { receiveEvent } from './events';
 import { checkExists, create, deleteWebhook } from './registration';
 
@@ -28,7 +29,7 @@ export class VoiceAgentTrigger implements INodeType {
 		defaults: { name: 'Voice Agent Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
-		credentials: [{ name: 'voiceAgentApi', required: true }],
+		credentials: voiceAgentCredentials,
 		webhooks: [
 			{
 				name: 'default',
@@ -94,31 +95,24 @@ export class VoiceAgentTrigger implements INodeType {
 				default: 'onReceived',
 				description: 'When and how to answer the service',
 			},
-			{
-				displayName: 'Options',
-				name: 'options',
-				type: 'collection',
-				placeholder: 'Add Option',
-				default: {},
-				options: [
-					{
-						displayName: 'Include Call Details',
-						name: 'includeCallDetails',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call"',
-					},
-					{
-						displayName: 'Replace Existing Webhook',
-						name: 'replaceExistingWebhook',
-						type: 'boolean',
-						default: false,
-						description:
-							'Whether to take over an agent whose webhook points elsewhere. The previous URL is restored on deactivation.',
-					},
-				],
-			},
+			optionsCollection([
+				{
+					displayName: 'Include Call Details',
+					name: 'includeCallDetails',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call"',
+				},
+				{
+					displayName: 'Replace Existing Webhook',
+					name: 'replaceExistingWebhook',
+					type: 'boolean',
+					default: false,
+					description:
+						'Whether to take over an agent whose webhook points elsewhere. The previous URL is restored on deactivation.',
+				},
+			]),
 		],
 	};
 

@@ -1,9 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { Call } from '../VoiceAgent/helpers/types';
-import { isPlainObject } from '../VoiceAgent/helpers/validation';
-import { voiceAgentApiRequest } from '../VoiceAgent/transport';
+import { getCall } from '../shared/api';
+import { isPlainObject } from '../shared/validation';
 import { registrations, SECRET_PARAMETER } from './registration';
 
 function sameSecret(given: string, expected: string): boolean {
@@ -66,13 +65,9 @@ export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookRes
 	}
 	const includeCallDetails = this.getNodeParameter('options.includeCallDetails', false) === true;
 	if (includeCallDetails && body.event_type === 'call_ended' && typeof body.call_id === 'string') {
-		event.call = await voiceAgentApiRequest<Call>(this, {
-			method: 'GET',
-			path: '/call',
-			qs: { id: body.call_id },
-			idempotent: true,
-			notFound: `Call "${body.call_id}"`,
-		});
+		// The webhook budget keeps the answer inside the sender's delivery timeout: when the details
+		// cannot be had quickly, n8n answers 500 and the service delivers the event again later.
+		event.call = await getCall(this, body.call_id, { purpose: 'webhook' });
 	}
 	return {
 		webhookResponse: { received: true },

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import type { IDataObject, IHookFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import type { Agent } from '../VoiceAgent/helpers/types';
-import { voiceAgentApiRequest } from '../VoiceAgent/transport';
+import { findAgent, getAgent, upsertAgent } from '../shared/api';
+import type { RequestOptions } from '../shared/transport';
+import type { Agent } from '../shared/types';
 
 /** Query parameter of the registered URL that carries the trigger's secret. */
 export const SECRET_PARAMETER = 'token';
@@ -18,14 +19,26 @@ export interface Registration extends IDataObject {
 
 type RegistrationStore = Record<string, Registration>;
 
-/** Registrations by this trigger's webhook URL, in the node's static data (saved with the workflow). */
-export function registrations(context: {
-	getWorkflowStaticData(type: string): IDataObject;
-}): RegistrationStore {
+type StaticDataHolder = { getWorkflowStaticData(type: string): IDataObject };
+
+/**
+ * Registrations by this trigger's webhook URL, in the node's static data (saved with the workflow).
+ * Only read here: the webhook path must never write static data, or n8n would save it over what a
+ * main process saved meanwhile.
+ */
+export function registrations(context: StaticDataHolder): Readonly<RegistrationStore> {
+	return (context.getWorkflowStaticData('node').registrations ?? {}) as RegistrationStore;
+}
+
+/** The registrations for the webhook methods, which change them. */
+function writableRegistrations(context: StaticDataHolder): RegistrationStore {
 	const staticData = context.getWorkflowStaticData('node');
 	staticData.registrations ??= {};
 	return staticData.registrations as RegistrationStore;
 }
+
+/** Registration runs when a workflow is published or n8n starts: fail fast and say why. */
+const ACTIVATION: RequestOptions = { purpose: 'activation' };
 
 function webhookUrl(context: IHookFunctions): string {
 	const url = context.getNodeWebhookUrl('default');
@@ -44,39 +57,13 @@ function agentIdOf(context: IHookFunctions): string {
 	return id.trim();
 }
 
-/** The agent, or undefined when it no longer exists. */
-async function fetchAgent(
-	context: IHookFunctions,
-	id: string,
-	missingIsError: boolean,
-): Promise<Agent | undefined> {
-	try {
-		return await voiceAgentApiRequest<Agent>(context, {
-			method: 'GET',
-			path: '/agent',
-			qs: { id },
-			idempotent: true,
-			notFound: `Agent "${id}"`,
-		});
-	} catch (error) {
-		if (!missingIsError && error instanceof NodeApiError && error.httpCode === '404')
-			return undefined;
-		throw new NodeApiError(context.getNode(), error as JsonObject);
-	}
-}
-
 /** Only one field is sent, so the upsert leaves the rest of the agent as it is. */
 async function setAgentWebhook(
 	context: IHookFunctions,
 	agent: Agent,
 	webhook: string,
 ): Promise<void> {
-	await voiceAgentApiRequest<Agent>(context, {
-		method: 'POST',
-		path: '/agent',
-		body: { name: agent.name, webhook },
-		idempotent: true,
-	});
+	await upsertAgent(context, { name: agent.name, webhook }, ACTIVATION);
 }
 
 /** Whether a URL registered with the agent points at this trigger (whatever secret it carries). */
@@ -94,16 +81,16 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const registration = registrations(this)[url];
 	if (!registration) return false;
-	const agent = await fetchAgent(this, agentIdOf(this), false);
+	const agent = await findAgent(this, agentIdOf(this), ACTIVATION);
 	return agent?.webhook === `${url}?${SECRET_PARAMETER}=${registration.secret}`;
 }
 
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const agentId = agentIdOf(this);
-	const agent = (await fetchAgent(this, agentId, true)) as Agent;
+	const agent = await getAgent(this, agentId, ACTIVATION);
 	const current = agent.webhook ?? '';
-	const store = registrations(this);
+	const store = writableRegistrations(this);
 	const earlier = store[url];
 	let previousWebhook: string;
 	if (pointsAt(current, url)) {
@@ -131,10 +118,10 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 
 export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
-	const store = registrations(this);
+	const store = writableRegistrations(this);
 	const registration = store[url];
 	const agentId = registration?.agentId ?? agentIdOf(this);
-	const agent = await fetchAgent(this, agentId, false);
+	const agent = await findAgent(this, agentId, ACTIVATION);
 	// Put the previous webhook back only while the agent still points here: if someone changed it
 	// meanwhile, their choice stands. An agent deleted meanwhile has nothing left to restore.
 	if (agent && pointsAt(agent.webhook, url)) {

@@ -31,7 +31,7 @@ function expectNoKey(run: NodeRun, key: string = API_KEY) {
 }
 
 describe('errors the service answers', () => {
-	test('401: the message says the API key was rejected and the description says to check the credential', async () => {
+	test('401: the message says the API key was rejected and to check the credential, once', async () => {
 		const run = await runWith(
 			sandbox,
 			{ resource: 'call', operation: 'get', callId: 'call_1' },
@@ -39,8 +39,11 @@ describe('errors the service answers', () => {
 		);
 
 		expect(run.items).toEqual([]);
-		expect(run.error?.message).toBe('The Voice Agent API rejected the API key (401 Unauthorized)');
-		expect(run.error?.description).toMatch(/^Check the Voice Agent API credential/);
+		expect(run.error?.message).toBe(
+			'The Voice Agent API rejected the API key (401 Unauthorized): check the API key of the Voice Agent API credential',
+		);
+		// n8n's toasts show the message only, so the remedy is there; the description does not repeat it.
+		expect(run.error?.description ?? null).toBeNull();
 		expect(run.error?.httpCode).toBe('401');
 		// Not retried: a wrong key stays wrong.
 		expect(await wireLines(sandbox)).toEqual(['GET /call 401']);
@@ -183,13 +186,16 @@ describe('errors the service answers', () => {
 		expect(await wireLines(sandbox)).toEqual(['POST /call/context 500', 'POST /call/context 200']);
 	});
 
-	test('5xx that persists: 1 request and 3 retries, then an error naming the request', async () => {
+	test('5xx that persists: 1 request and 5 retries, then an error naming the request and what the service said', async () => {
 		await sandbox.faults({ error_rate: 1, match: 'GET /call' });
 
 		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' });
 
-		expect(run.error?.message).toBe('The Voice Agent service failed to process GET /call (500)');
-		expect(await wireLines(sandbox)).toEqual(Array(4).fill('GET /call 500'));
+		expect(run.error?.message).toBe(
+			'The Voice Agent service failed to process GET /call (500): Injected fault (sandbox): GET /call answered 500',
+		);
+		expect(run.error?.description).toBe('GET /call was tried 6 times.');
+		expect(await wireLines(sandbox)).toEqual(Array(6).fill('GET /call 500'));
 		expectNoKey(run);
 	});
 });
@@ -215,8 +221,9 @@ describe("the credential's Base URL", () => {
 			{ baseUrl: 'api.example.com/v1' },
 		);
 
-		expect(run.error?.message).toBe('The Voice Agent API credential has no valid Base URL');
-		expect(run.error?.description).toMatch(/including \/v1/);
+		expect(run.error?.message).toBe(
+			'The Voice Agent API credential has no valid Base URL: set it to the API address including /v1, e.g. https://api.example.com/v1',
+		);
 		expect(await wire(sandbox)).toEqual([]);
 	});
 });

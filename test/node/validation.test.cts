@@ -231,7 +231,68 @@ const CASES: Case[] = [
 		21,
 		'Transcript Requests in Parallel must be a whole number from 1 to 20',
 	],
+	// Bounds (docs/service.md, "Limits the nodes enforce"): oversized values never reach the service.
+	[
+		'a 2 MiB Context (Set Context)',
+		{ resource: 'call', operation: 'setContext', callId: 'call_1', context: V },
+		'x'.repeat(2 * 1024 * 1024),
+		'Context must be at most 100,000 characters (got 2,097,152)',
+	],
+	[
+		'a 2 MiB Context (Create)',
+		createCall({ context: V }),
+		'x'.repeat(2 * 1024 * 1024),
+		'Context must be at most 100,000 characters (got 2,097,152)',
+	],
+	[
+		'a 2 MiB System Prompt',
+		upsert({ systemPrompt: V }),
+		'x'.repeat(2 * 1024 * 1024),
+		'System Prompt must be at most 100,000 characters (got 2,097,152)',
+	],
+	[
+		'a 2 MiB Name',
+		upsert({}, { name: V }),
+		'x'.repeat(2 * 1024 * 1024),
+		'Name must be at most 256 characters (got 2,097,152)',
+	],
+	[
+		'a 100,000-character Call ID',
+		{ resource: 'call', operation: 'get', callId: V },
+		'c'.repeat(100_000),
+		'Call ID must be at most 256 characters (got 100,000)',
+	],
+	[
+		'a Call ID with a space',
+		{ resource: 'call', operation: 'get', callId: V },
+		'call 1',
+		'Call ID must be an ID without spaces',
+	],
+	[
+		'a 300-character Agent ID',
+		{ resource: 'agent', operation: 'get', agent: rl(V) },
+		'a'.repeat(300),
+		'Agent must be at most 256 characters (got 300)',
+	],
 ];
+
+/** Twelve function tools of 99,000 characters each: every text within its bound, the body above 1 MiB. */
+const HUGE_TOOLS = Array.from({ length: 12 }, (_, n) => ({
+	type: 'function',
+	function: { name: `f${n}`, description: 'd'.repeat(99_000), parameters: {} },
+}));
+
+describe('the whole request body', () => {
+	test('a body above 1 MiB stops before sending and names its largest field', async () => {
+		const run = await runWith(sandbox, upsert({ tools: V }), { input: [{ v: HUGE_TOOLS }] });
+
+		expect(run.items).toEqual([]);
+		expect(run.error?.message).toMatch(
+			/^The request would be 1,188,\d{3} bytes, more than the 1,048,576 the service accepts; its largest field is Tools \(JSON\) \(tools\) \[item 0\]$/,
+		);
+		expect(await wire(sandbox)).toEqual([]);
+	});
+});
 
 describe('each invalid value stops the node before any request, naming the field and the item', () => {
 	test.each(CASES)('%s', async (_label, parameters, value, message) => {

@@ -1,9 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { agentLocator } from '../../descriptions/shared';
-import { requiredLocatorId } from '../../helpers/parameters';
-import { voiceAgentApiRequest } from '../../transport';
+import { deleteAgent } from '../../../shared/api';
+import { agentLocator } from '../../../shared/descriptions';
+import { requiredLocatorId } from '../../../shared/parameters';
 
 const properties: INodeProperties[] = [agentLocator({ description: 'The agent to delete' })];
 
@@ -14,14 +14,6 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const id = requiredLocatorId(this, 'agent', 'Agent', itemIndex);
-	// Deleting is idempotent in effect, but a retry after a lost answer meets a 404: that is reported,
-	// since the node cannot tell it apart from an ID that never existed.
-	await voiceAgentApiRequest(this, {
-		method: 'DELETE',
-		path: '/agent',
-		qs: { id },
-		idempotent: true,
-		notFound: `Agent "${id}"`,
-	});
+	await deleteAgent(this, id);
 	return { deleted: true, id };
 }

@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { agentLocator } from '../../descriptions/shared';
-import { requiredLocatorId } from '../../helpers/parameters';
-import type { Agent } from '../../helpers/types';
-import { voiceAgentApiRequest } from '../../transport';
+import { getAgent } from '../../../shared/api';
+import { agentLocator } from '../../../shared/descriptions';
+import { requiredLocatorId } from '../../../shared/parameters';
+import type { Agent } from '../../../shared/types';
 
 const properties: INodeProperties[] = [agentLocator({ description: 'The agent to retrieve' })];
 
@@ -14,12 +14,5 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Agent> {
-	const id = requiredLocatorId(this, 'agent', 'Agent', itemIndex);
-	return await voiceAgentApiRequest<Agent>(this, {
-		method: 'GET',
-		path: '/agent',
-		qs: { id },
-		idempotent: true,
-		notFound: `Agent "${id}"`,
-	});
+	return await getAgent(this, requiredLocatorId(this, 'agent', 'Agent', itemIndex));
 }

@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { returnAllOrLimit } from '../../descriptions/shared';
-import { listLimit } from '../../helpers/parameters';
-import type { Agent } from '../../helpers/types';
-import { paginateCursor } from '../../transport';
+import { listAgents } from '../../../shared/api';
+import { returnAllOrLimit } from '../../../shared/descriptions';
+import { listLimit } from '../../../shared/parameters';
+import type { Agent } from '../../../shared/types';
 
 const properties: INodeProperties[] = [...returnAllOrLimit()];
 
@@ -14,5 +14,5 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Agent[]> {
-	return await paginateCursor<Agent>(this, '/agents', 'agents', {}, listLimit(this, itemIndex));
+	return await listAgents(this, listLimit(this, itemIndex));
 }

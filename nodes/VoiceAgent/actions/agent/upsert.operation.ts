@@ -1,11 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import type { Agent } from '../../helpers/types';
-import { InputValidator } from '../../helpers/validation';
-import { voiceAgentApiRequest } from '../../transport';
-
-const LLM_MODELS = ['gpt-4o', 'service-voice'] as const;
+import { upsertAgent } from '../../../shared/api';
+import type { Agent } from '../../../shared/types';
+import { InputValidator } from '../../../shared/validation';
+import { buildAgentBody, LLM_MODELS } from './agentBody';
 
 const properties: INodeProperties[] = [
 	{
@@ -154,10 +153,7 @@ const properties: INodeProperties[] = [
 				displayName: 'LLM Model',
 				name: 'llmModel',
 				type: 'options',
-				options: [
-					{ name: 'GPT-4o', value: 'gpt-4o' },
-					{ name: 'Service Voice', value: 'service-voice' },
-				],
+				options: [...LLM_MODELS],
 				default: 'gpt-4o',
 				description: 'Language model the agent thinks with',
 			},
@@ -226,115 +222,12 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-interface ActionInput {
-	name?: string;
-	instructions?: string;
-	forwardingNumber?: string;
-}
-
-interface ComplianceCheckInput {
-	name?: string;
-	model?: string;
-	checkInstructions?: string;
-	rewriteThreshold?: number;
-}
-
-/** Builds the POST /agent body from the parameters the user set, validating each one. */
-function buildAgentBody(
-	validate: InputValidator,
-	name: unknown,
-	areaCode: unknown,
-	fields: IDataObject,
-): IDataObject {
-	const body: IDataObject = { name: validate.nonEmptyString(name, 'Name') };
-	if (typeof areaCode === 'number' || (typeof areaCode === 'string' && areaCode.trim() !== '')) {
-		body.area_code = validate.areaCode(areaCode, 'Area Code');
-	}
-	const text: Array<[string, string]> = [
-		['systemPrompt', 'system_prompt'],
-		['initialMessage', 'initial_message'],
-		['voiceId', 'voice_id'],
-		['language', 'language'],
-	];
-	for (const [field, key] of text) {
-		if (fields[field] !== undefined) body[key] = String(fields[field]);
-	}
-	if (fields.llmModel !== undefined)
-		body.llm_model = validate.oneOf(fields.llmModel, 'LLM Model', LLM_MODELS);
-	if (fields.webhook !== undefined)
-		body.webhook = validate.urlOrEmpty(fields.webhook, 'Webhook URL');
-	if (fields.tools !== undefined)
-		body.tools = validate.jsonArrayOfObjects(fields.tools, 'Tools (JSON)');
-	if (fields.fillerWords !== undefined) body.filler_words = fields.fillerWords === true;
-	if (fields.fillerWordsWhitelist !== undefined) {
-		body.filler_words_whitelist = validate.stringList(
-			fields.fillerWordsWhitelist,
-			'Filler Words Whitelist',
-		);
-	}
-	if (fields.voicemailNumber !== undefined) {
-		// Empty clears the number, as the service allows.
-		body.voicemail_number =
-			String(fields.voicemailNumber).trim() === ''
-				? ''
-				: validate.e164(fields.voicemailNumber, 'Voicemail Number');
-	}
-	if (fields.endpointing !== undefined)
-		body.endpointing = validate.integer(fields.endpointing, 'Endpointing (Ms)', 0);
-	if (fields.voiceOptimization !== undefined) {
-		body.voice_optimization = validate.integer(
-			fields.voiceOptimization,
-			'Voice Optimization',
-			0,
-			4,
-		);
-	}
-	if (fields.smartEndpointingThreshold !== undefined) {
-		body.smart_endpointing_threshold = validate.integer(
-			fields.smartEndpointingThreshold,
-			'Smart Endpointing Threshold',
-			0,
-		);
-	}
-	if (fields.actions !== undefined) {
-		const actions = ((fields.actions as IDataObject).action ?? []) as ActionInput[];
-		body.actions = actions.map((action, n) => ({
-			name: validate.nonEmptyString(action.name, `Actions ${n + 1}: Name`),
-			instructions: action.instructions ?? '',
-			forwarding_number: validate.e164(
-				action.forwardingNumber,
-				`Actions ${n + 1}: Forwarding Number`,
-			),
-		}));
-	}
-	if (fields.complianceChecks !== undefined) {
-		const checks = ((fields.complianceChecks as IDataObject).check ?? []) as ComplianceCheckInput[];
-		body.compliance_checks = checks.map((check, n) => ({
-			name: validate.nonEmptyString(check.name, `Compliance Checks ${n + 1}: Name`),
-			model: validate.nonEmptyString(check.model, `Compliance Checks ${n + 1}: Model`),
-			check_instructions: check.checkInstructions ?? '',
-			rewrite_threshold: validate.integer(
-				check.rewriteThreshold ?? 0,
-				`Compliance Checks ${n + 1}: Rewrite Threshold`,
-				0,
-			),
-		}));
-	}
-	return body;
-}
-
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Agent> {
 	const body = buildAgentBody(
 		new InputValidator(this.getNode(), itemIndex),
 		this.getNodeParameter('name', itemIndex),
 		this.getNodeParameter('areaCode', itemIndex, ''),
 		this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
 	);
-	return await voiceAgentApiRequest<Agent>(this, {
-		method: 'POST',
-		path: '/agent',
-		body,
-		// An upsert by name: sending it twice leaves the same agent as sending it once.
-		idempotent: true,
-	});
+	return await upsertAgent(this, body);
 }

@@ -1,10 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError, sleep, updateDisplayOptions } from 'n8n-workflow';
+import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
-import { agentLocator } from '../../descriptions/shared';
-import type { Agent, Call, CallSummary } from '../../helpers/types';
-import { InputValidator } from '../../helpers/validation';
-import { isOutcomeUnknown, paginateCursor, voiceAgentApiRequest } from '../../transport';
+import {
+	createCall,
+	getAgent,
+	getCall,
+	listCalls,
+	type CallFilter,
+	type NewCall,
+} from '../../../shared/api';
+import { agentLocator, optionsCollection } from '../../../shared/descriptions';
+import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
+import type { Call } from '../../../shared/types';
+import { InputValidator } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	agentLocator({
@@ -40,22 +48,15 @@ const properties: INodeProperties[] = [
 		description:
 			"What the agent should know for this call, e.g. the customer's name and the reason for calling",
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'User Speaks First',
-				name: 'userSpeaksFirst',
-				type: 'boolean',
-				default: false,
-				description: 'Whether the agent waits for the person called to speak first',
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'User Speaks First',
+			name: 'userSpeaksFirst',
+			type: 'boolean',
+			default: false,
+			description: 'Whether the agent waits for the person called to speak first',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions(
@@ -68,63 +69,48 @@ const RECENT_CALLS = 20;
 /** Waits before each look for a call whose creation answer was lost: the service may still be at it. */
 const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
 
-const agentPhoneNumbers = new WeakMap<IExecuteFunctions, Map<string, string>>();
+const agentPhoneNumbers = new WeakMap<IExecuteFunctions, Map<string, Promise<string>>>();
 
 /** The agent's phone number, fetched once per node run and agent. */
-async function agentPhoneNumber(context: IExecuteFunctions, agentId: string): Promise<string> {
+async function agentPhoneNumber(
+	context: IExecuteFunctions,
+	agentId: string,
+	itemIndex: number,
+): Promise<string> {
 	let cache = agentPhoneNumbers.get(context);
 	if (!cache) {
 		cache = new Map();
 		agentPhoneNumbers.set(context, cache);
 	}
 	let phone = cache.get(agentId);
-	if (phone === undefined) {
-		const agent = await voiceAgentApiRequest<Agent>(context, {
-			method: 'GET',
-			path: '/agent',
-			qs: { id: agentId },
-			idempotent: true,
-			notFound: `Agent "${agentId}"`,
-		});
-		phone = agent.phone_number ?? '';
-		if (!phone) {
-			throw new NodeApiError(context.getNode(), { id: agentId } as JsonObject, {
-				message: `Agent "${agentId}" has no phone number to call from`,
-			});
-		}
+	if (!phone) {
+		phone = getAgent(context, agentId).then((agent) => agent.phone_number ?? '');
 		cache.set(agentId, phone);
+		phone.catch(() => cache.delete(agentId));
 	}
-	return phone;
-}
-
-async function recentCalls(
-	context: IExecuteFunctions,
-	filter: IDataObject,
-): Promise<CallSummary[]> {
-	return await paginateCursor<CallSummary>(context, '/calls', 'calls', filter, RECENT_CALLS);
+	const number = await phone;
+	if (!number) {
+		throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
+			message: `Agent "${agentId}" has no phone number to call from`,
+			itemIndex,
+		});
+	}
+	return number;
 }
 
 /** After an ambiguous failure: the call the attempt created, if the call list shows one. */
 async function findPlacedCall(
 	context: IExecuteFunctions,
-	filter: IDataObject,
+	filter: CallFilter,
 	knownIds: Set<string>,
 	callContext: string,
 ): Promise<Call | undefined> {
 	for (const delay of LOOKUP_DELAYS_MS) {
-		if (delay > 0) await sleep(delay);
-		const placed = (await recentCalls(context, filter)).find(
+		if (delay > 0) await waitUnlessCancelled(context, delay);
+		const placed = (await listCalls(context, filter, RECENT_CALLS)).find(
 			(call) => !knownIds.has(call.id) && (call.context ?? '') === callContext,
 		);
-		if (placed) {
-			return await voiceAgentApiRequest<Call>(context, {
-				method: 'GET',
-				path: '/call',
-				qs: { id: placed.id },
-				idempotent: true,
-				notFound: `Call "${placed.id}"`,
-			});
-		}
+		if (placed) return await getCall(context, placed.id);
 	}
 	return undefined;
 }
@@ -132,47 +118,47 @@ async function findPlacedCall(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
 	const from = this.getNodeParameter('from', itemIndex) as { mode?: string; value?: unknown };
-	const fromValue = validate.nonEmptyString(from?.value, 'From (Agent)');
 	const to = validate.e164(this.getNodeParameter('to', itemIndex), 'To');
-	const callContext = String(this.getNodeParameter('context', itemIndex, '') ?? '');
+	const callContext = validate.text(this.getNodeParameter('context', itemIndex, ''), 'Context');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 
 	let agentId: string | undefined;
 	let fromNumber: string;
-	if (from.mode === 'phoneNumber') {
-		fromNumber = validate.e164(fromValue, 'From (Agent)');
+	if (from?.mode === 'phoneNumber') {
+		fromNumber = validate.e164(from.value, 'From (Agent)');
 	} else {
-		agentId = fromValue;
-		fromNumber = await agentPhoneNumber(this, agentId);
+		agentId = validate.id(from?.value, 'From (Agent)');
+		fromNumber = await agentPhoneNumber(this, agentId, itemIndex);
 	}
-	const body: IDataObject = { from: fromNumber, to };
+	const body: NewCall = { from: fromNumber, to };
 	if (callContext !== '') body.context = callContext;
 	if (options.userSpeaksFirst !== undefined)
 		body.user_speaks_first = options.userSpeaksFirst === true;
+	validate.requestBody(body, { context: 'Context' });
 
 	// A call placed twice phones a person twice, so POST /call is never repeated after an ambiguous
 	// failure. Instead the calls that existed before are remembered (by ID, not by clock, since the
 	// service's timestamps are opaque) and a new one in the list afterwards is the one this attempt made.
-	const filter: IDataObject = agentId
-		? { client_number: to, agent_id: agentId }
-		: { client_number: to };
-	const knownIds = new Set((await recentCalls(this, filter)).map((call) => call.id));
+	const filter: CallFilter = agentId ? { clientNumber: to, agentId } : { clientNumber: to };
+	const knownIds = new Set((await listCalls(this, filter, RECENT_CALLS)).map((call) => call.id));
 	try {
-		return await voiceAgentApiRequest<Call>(this, {
-			method: 'POST',
-			path: '/call',
-			body,
-			idempotent: false,
-		});
+		return await createCall(this, body);
 	} catch (error) {
-		if (!isOutcomeUnknown(error)) throw new NodeApiError(this.getNode(), error as JsonObject);
-		const placed = await findPlacedCall(this, filter, knownIds, callContext);
+		if (!isOutcomeUnknown(error)) throw asNodeError(this, error);
+		let placed: Call | undefined;
+		let lookupFailure = '';
+		try {
+			placed = await findPlacedCall(this, filter, knownIds, callContext);
+		} catch (lookupError) {
+			// The look itself failing says nothing about the call: the warning below must stand.
+			lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
+		}
 		if (placed) return placed;
-		throw new NodeApiError(this.getNode(), { to } as JsonObject, {
-			message: `The call to ${to} may not have been placed: ${(error as Error).message}`,
+		throw new NodeApiError(this.getNode(), { httpCode: null } as JsonObject, {
+			message: `The call to ${to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
 			description:
-				`The service did not confirm the call, and no new call from ${fromNumber} to ${to} appeared in the call list afterwards. ` +
-				'The node does not try again on its own, so that nobody is phoned twice: check the call list before retrying.',
+				`The service did not confirm the call, and no new call from ${fromNumber} to ${to} could be found in the call list afterwards.${lookupFailure} ` +
+				'The node does not try again on its own, so that nobody is phoned twice.',
 			itemIndex,
 		});
 	}

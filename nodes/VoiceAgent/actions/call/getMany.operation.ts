@@ -1,13 +1,11 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
-import { agentLocator, returnAllOrLimit } from '../../descriptions/shared';
-import { mapWithConcurrency } from '../../helpers/concurrency';
-import { listLimit } from '../../helpers/parameters';
-import type { CallSummary } from '../../helpers/types';
-import { InputValidator } from '../../helpers/validation';
-import { paginateCursor } from '../../transport';
-import { getCall } from './get.operation';
+import { getCall, listCalls, type CallFilter } from '../../../shared/api';
+import { agentLocator, optionsCollection, returnAllOrLimit } from '../../../shared/descriptions';
+import { listLimit } from '../../../shared/parameters';
+import { fanOut } from '../../../shared/transport';
+import { InputValidator } from '../../../shared/validation';
 
 const MAX_TRANSCRIPT_CONCURRENCY = 20;
 
@@ -34,32 +32,25 @@ const properties: INodeProperties[] = [
 			},
 		],
 	},
-	{
-		displayName: 'Options',
-		name: 'options',
-		type: 'collection',
-		placeholder: 'Add Option',
-		default: {},
-		options: [
-			{
-				displayName: 'Include Transcripts',
-				name: 'includeTranscripts',
-				type: 'boolean',
-				default: false,
-				description:
-					'Whether to fetch each call in full (transcript, duration, end time): one extra request per call',
-			},
-			{
-				displayName: 'Transcript Requests in Parallel',
-				name: 'transcriptConcurrency',
-				type: 'number',
-				typeOptions: { minValue: 1, maxValue: MAX_TRANSCRIPT_CONCURRENCY },
-				default: 5,
-				description: 'How many calls are fetched at once when including transcripts',
-				displayOptions: { show: { includeTranscripts: [true] } },
-			},
-		],
-	},
+	optionsCollection([
+		{
+			displayName: 'Include Transcripts',
+			name: 'includeTranscripts',
+			type: 'boolean',
+			default: false,
+			description:
+				'Whether to fetch each call in full (transcript, duration, end time): one extra request per call',
+		},
+		{
+			displayName: 'Transcript Requests in Parallel',
+			name: 'transcriptConcurrency',
+			type: 'number',
+			typeOptions: { minValue: 1, maxValue: MAX_TRANSCRIPT_CONCURRENCY },
+			default: 5,
+			description: 'How many calls are fetched at once when including transcripts',
+			displayOptions: { show: { includeTranscripts: [true] } },
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions(
@@ -69,12 +60,13 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const qs: IDataObject = {};
+	const filter: CallFilter = {};
 	const agentId = this.getNodeParameter('agent', itemIndex, '', { extractValue: true });
-	if (typeof agentId === 'string' && agentId.trim() !== '') qs.agent_id = agentId.trim();
+	if (typeof agentId === 'string' && agentId.trim() !== '')
+		filter.agentId = validate.id(agentId, 'Agent');
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	if (typeof filters.clientNumber === 'string' && filters.clientNumber.trim() !== '') {
-		qs.client_number = validate.e164(filters.clientNumber, 'Client Number');
+		filter.clientNumber = validate.e164(filters.clientNumber, 'Client Number');
 	}
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const concurrency =
@@ -87,17 +79,25 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				)
 			: 0;
 
-	const calls = await paginateCursor<CallSummary>(
-		this,
-		'/calls',
-		'calls',
-		qs,
-		listLimit(this, itemIndex),
-	);
+	const calls = await listCalls(this, filter, listLimit(this, itemIndex));
 	if (concurrency === 0) return calls;
+	const { results, failures } = await fanOut(
+		this,
+		calls,
+		async (call, observer) => await getCall(this, call.id, { observer }),
+		{ maxConcurrency: concurrency },
+	);
+	if (failures.length > 0) {
+		const [first] = failures;
+		const shown = failures.slice(0, 20).map((failure) => failure.item.id);
+		const more =
+			failures.length > shown.length ? ` and ${failures.length - shown.length} more` : '';
+		throw new NodeApiError(this.getNode(), { httpCode: null } as JsonObject, {
+			message: `${failures.length} of ${calls.length} calls could not be fetched in full: ${first.error.message}`,
+			description: `Not fetched: ${shown.join(', ')}${more}.`,
+			itemIndex,
+		});
+	}
 	// The list shape keeps client_number, which the full record calls `to`; both stay in the output.
-	return await mapWithConcurrency(calls, concurrency, async (call) => ({
-		...call,
-		...(await getCall(this, call.id)),
-	}));
+	return calls.map((call, index) => ({ ...call, ...results[index] }));
 }

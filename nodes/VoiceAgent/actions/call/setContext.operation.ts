@@ -1,10 +1,10 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { callIdField } from '../../descriptions/shared';
-import type { Call } from '../../helpers/types';
-import { InputValidator } from '../../helpers/validation';
-import { voiceAgentApiRequest } from '../../transport';
+import { setCallContext } from '../../../shared/api';
+import { callIdField } from '../../../shared/descriptions';
+import type { Call } from '../../../shared/types';
+import { InputValidator } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	callIdField('ID of a call in progress'),
@@ -27,15 +27,8 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const id = validate.nonEmptyString(this.getNodeParameter('callId', itemIndex), 'Call ID');
+	const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
 	const context = this.getNodeParameter('context', itemIndex);
 	validate.nonEmptyString(context, 'Context');
-	return await voiceAgentApiRequest<Call>(this, {
-		method: 'POST',
-		path: '/call/context',
-		body: { id, context: String(context) },
-		// Replacing the context with the same text twice leaves the call as once.
-		idempotent: true,
-		notFound: `Call "${id}"`,
-	});
+	return await setCallContext(this, id, validate.text(context, 'Context'));
 }

@@ -1,12 +1,6 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
-import type { Agent } from '../helpers/types';
-import { MAX_PAGE_SIZE, voiceAgentApiRequest } from '../transport';
-
-interface AgentsPage {
-	agents: Agent[];
-	cursor?: string | null;
-}
+import { getAgentsPage } from '../api';
 
 /**
  * Agents for the "From List" picker, one page of the service's list at a time. The service cannot
@@ -17,16 +11,9 @@ export async function searchAgents(
 	filter?: string,
 	paginationToken?: string,
 ): Promise<INodeListSearchResult> {
-	const qs: Record<string, string | number> = { limit: MAX_PAGE_SIZE };
-	if (paginationToken) qs.cursor = paginationToken;
-	const page = await voiceAgentApiRequest<AgentsPage>(this, {
-		method: 'GET',
-		path: '/agents',
-		qs,
-		idempotent: true,
-	});
+	const page = await getAgentsPage(this, paginationToken, { purpose: 'editor' });
 	const needle = filter?.trim().toLowerCase() ?? '';
-	const results = (page.agents ?? [])
+	const results = page.agents
 		.filter(
 			(agent) =>
 				needle === '' ||
@@ -38,5 +25,5 @@ export async function searchAgents(
 			name: agent.phone_number ? `${agent.name} (${agent.phone_number})` : agent.name,
 			value: agent.id,
 		}));
-	return { results, paginationToken: page.cursor || undefined };
+	return { results, paginationToken: page.cursor };
 }

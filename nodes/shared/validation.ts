@@ -2,6 +2,24 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 /**
+ * Bounds the nodes enforce before sending (docs/service.md, "Limits the nodes enforce"): the service
+ * states none, and without them an oversized value comes back as a 413 that names no field, or as a
+ * dropped connection that looks like a network failure.
+ */
+export const INPUT_LIMITS = Object.freeze({
+	/** Agent and call IDs. */
+	idLength: 256,
+	/** Agent, action and compliance check names. */
+	nameLength: 256,
+	/** Prompts, messages, contexts, instructions. */
+	textLength: 100_000,
+	/** A whole JSON request body, in bytes. */
+	bodyBytes: 1_048_576,
+});
+
+const formatCount = (n: number) => n.toLocaleString('en-US');
+
+/**
  * Checks of user input that run before any request is sent, so that a mistake in one item is
  * reported with the field and the item it came from, and nothing reaches the service.
  */
@@ -18,11 +36,59 @@ export class InputValidator {
 		});
 	}
 
-	nonEmptyString(value: unknown, field: string): string {
-		const text =
-			typeof value === 'string' ? value.trim() : typeof value === 'number' ? String(value) : '';
+	/** Text of at most `max` characters (numbers from expressions are taken as text). */
+	text(value: unknown, field: string, max: number = INPUT_LIMITS.textLength): string {
+		if (
+			value !== undefined &&
+			value !== null &&
+			typeof value !== 'string' &&
+			typeof value !== 'number'
+		) {
+			this.fail(field, `must be text (got ${typeof value})`);
+		}
+		const text = value === undefined || value === null ? '' : String(value);
+		if (text.length > max) {
+			this.fail(
+				field,
+				`must be at most ${formatCount(max)} characters (got ${formatCount(text.length)})`,
+			);
+		}
+		return text;
+	}
+
+	nonEmptyString(value: unknown, field: string, max: number = INPUT_LIMITS.textLength): string {
+		const text = this.text(value, field, max).trim();
 		if (text === '') this.fail(field, 'must not be empty');
 		return text;
+	}
+
+	/** An agent or call ID: not empty, no spaces or control characters, at most 256 characters. */
+	id(value: unknown, field: string): string {
+		const text = this.nonEmptyString(value, field, INPUT_LIMITS.idLength);
+		if (/[\s\p{Cc}]/u.test(text)) {
+			this.fail(field, `must be an ID without spaces (got ${JSON.stringify(text.slice(0, 40))})`);
+		}
+		return text;
+	}
+
+	/**
+	 * A request body the service accepts by size; otherwise the error names the largest field by its
+	 * label in `labels` (API field name to UI label).
+	 */
+	requestBody<T extends IDataObject>(body: T, labels: Record<string, string> = {}): T {
+		const bytes = Buffer.byteLength(JSON.stringify(body), 'utf8');
+		if (bytes <= INPUT_LIMITS.bodyBytes) return body;
+		let largest = '';
+		let largestBytes = -1;
+		for (const [key, value] of Object.entries(body)) {
+			const size = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
+			if (size > largestBytes) [largest, largestBytes] = [key, size];
+		}
+		const field = labels[largest] ? `${labels[largest]} (${largest})` : largest;
+		return this.fail(
+			'The request',
+			`would be ${formatCount(bytes)} bytes, more than the ${formatCount(INPUT_LIMITS.bodyBytes)} the service accepts; its largest field is ${field}`,
+		);
 	}
 
 	/** A phone number in E.164 form: "+", then 7 to 15 digits, the first not 0. */

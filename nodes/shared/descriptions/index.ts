@@ -62,3 +62,15 @@ export function callIdField(description: string): INodeProperties {
 		description,
 	};
 }
+
+/** The "Options" collection of an operation or trigger: settings a user adds only when needed. */
+export function optionsCollection(options: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add Option',
+		default: {},
+		options,
+	};
+}

@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { InputValidator } from './validation';
 
-/** The ID behind a resource locator parameter, checked to be non-empty. */
+/** The ID behind a resource locator parameter, checked before anything is sent. */
 export function requiredLocatorId(
 	context: IExecuteFunctions,
 	parameter: string,
@@ -10,7 +10,7 @@ export function requiredLocatorId(
 	itemIndex: number,
 ): string {
 	const value = context.getNodeParameter(parameter, itemIndex, '', { extractValue: true });
-	return new InputValidator(context.getNode(), itemIndex).nonEmptyString(value, label);
+	return new InputValidator(context.getNode(), itemIndex).id(value, label);
 }
 
 /** Max items to return for a list operation, or undefined for "Return All". */

@@ -18,6 +18,11 @@ export interface CallSummary extends IDataObject {
 	created_at: string;
 }
 
+export interface TranscriptEntry extends IDataObject {
+	speaker: string;
+	text: string;
+}
+
 /** A call in full (GET /call, POST /call). */
 export interface Call extends IDataObject {
 	id: string;
@@ -25,4 +30,5 @@ export interface Call extends IDataObject {
 	from: string;
 	to: string;
 	status: string;
+	transcript?: TranscriptEntry[];
 }

@@ -1,0 +1,108 @@
+/** Every request about agents. Operations, triggers and list search call these, never the transport. */
+import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
+
+import {
+	asNodeError,
+	cursorPages,
+	isNotFound,
+	MAX_PAGE_SIZE,
+	paginateCursor,
+	voiceAgentApiRequest,
+	type RequestOptions,
+	type VoiceAgentContext,
+} from '../transport';
+import type { Agent } from '../types';
+
+const AGENTS_LIST = { path: '/agents', itemsKey: 'agents' };
+
+export const agentNotFound = (id: string) => `Agent "${id}"`;
+
+/** GET and DELETE /agent take the agent's ID as the query parameter `id`. */
+async function requestAgentById<T>(
+	context: VoiceAgentContext,
+	method: IHttpRequestMethods,
+	id: string,
+	options?: RequestOptions,
+): Promise<T> {
+	const request = { method, path: '/agent', qs: { id }, notFound: agentNotFound(id) };
+	return await voiceAgentApiRequest<T>(context, { ...request, idempotent: true }, options);
+}
+
+export async function getAgent(context: VoiceAgentContext, id: string, options?: RequestOptions) {
+	return await requestAgentById<Agent>(context, 'GET', id, options);
+}
+
+/**
+ * Idempotent in effect; a repeat after a lost answer meets a 404, which is reported, since it cannot
+ * be told apart from an ID that never existed.
+ */
+export async function deleteAgent(
+	context: VoiceAgentContext,
+	id: string,
+	options?: RequestOptions,
+) {
+	await requestAgentById(context, 'DELETE', id, options);
+}
+
+/** The agent, or undefined when it does not exist (any more). */
+export async function findAgent(
+	context: VoiceAgentContext,
+	id: string,
+	options?: RequestOptions,
+): Promise<Agent | undefined> {
+	try {
+		return await getAgent(context, id, options);
+	} catch (error) {
+		if (isNotFound(error)) return undefined;
+		throw asNodeError(context, error);
+	}
+}
+
+/**
+ * Creates the agent of that name, or updates it: only the fields in `body` change. Sending it twice
+ * leaves the same agent as sending it once, so it is repeated after a failure like a read.
+ */
+export async function upsertAgent(
+	context: VoiceAgentContext,
+	body: IDataObject & { name: string },
+	options?: RequestOptions,
+) {
+	const request = { method: 'POST', path: '/agent', body, idempotent: true } as const;
+	return await voiceAgentApiRequest<Agent>(context, request, options);
+}
+
+/** Agents newest first: all of them, or at most `max`. */
+export async function listAgents(
+	context: VoiceAgentContext,
+	max?: number,
+	options?: RequestOptions,
+) {
+	return await paginateCursor<Agent>(context, AGENTS_LIST, max, options);
+}
+
+/** The agents' pages, for readers that stop early. */
+export function agentPages(context: VoiceAgentContext, options?: RequestOptions) {
+	return cursorPages<Agent>(context, AGENTS_LIST, () => MAX_PAGE_SIZE, options);
+}
+
+export interface AgentsPage {
+	agents: Agent[];
+	/** The cursor of the next page; undefined on the last. */
+	cursor?: string;
+}
+
+/** One page of the agent list, from `cursor` on (the editor's list search pages this way). */
+export async function getAgentsPage(
+	context: VoiceAgentContext,
+	cursor: string | undefined,
+	options?: RequestOptions,
+): Promise<AgentsPage> {
+	const qs: IDataObject = { limit: MAX_PAGE_SIZE };
+	if (cursor) qs.cursor = cursor;
+	const page = await voiceAgentApiRequest<{ agents?: Agent[]; cursor?: string | null }>(
+		context,
+		{ method: 'GET', path: '/agents', qs, idempotent: true },
+		options,
+	);
+	return { agents: page.agents ?? [], cursor: page.cursor || undefined };
+}

@@ -1,0 +1,97 @@
+/** Every request about calls. Operations and triggers call these, never the transport. */
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	cursorPages,
+	MAX_PAGE_SIZE,
+	paginateCursor,
+	voiceAgentApiRequest,
+	type RequestOptions,
+	type VoiceAgentContext,
+} from '../transport';
+import type { Call, CallSummary } from '../types';
+
+export const callNotFound = (id: string) => `Call "${id}"`;
+
+/** Filters of GET /calls. */
+export interface CallFilter {
+	agentId?: string;
+	clientNumber?: string;
+}
+
+function callsList(filter: CallFilter) {
+	const qs: IDataObject = {};
+	if (filter.agentId) qs.agent_id = filter.agentId;
+	if (filter.clientNumber) qs.client_number = filter.clientNumber;
+	return { path: '/calls', itemsKey: 'calls', qs };
+}
+
+/** A call in full: transcript, duration and end time once it has ended. */
+export async function getCall(context: VoiceAgentContext, id: string, options?: RequestOptions) {
+	const request = { method: 'GET', path: '/call', qs: { id }, notFound: callNotFound(id) } as const;
+	return await voiceAgentApiRequest<Call>(context, { ...request, idempotent: true }, options);
+}
+
+export interface NewCall extends IDataObject {
+	from: string;
+	to: string;
+	context?: string;
+	user_speaks_first?: boolean;
+}
+
+/**
+ * Places a call. Never repeated after a failure whose outcome is unknown: the error then carries
+ * that mark (`isOutcomeUnknown`), and the caller looks for the call before reporting it.
+ */
+export async function createCall(
+	context: VoiceAgentContext,
+	body: NewCall,
+	options?: RequestOptions,
+) {
+	const request = { method: 'POST', path: '/call', body, idempotent: false } as const;
+	return await voiceAgentApiRequest<Call>(context, request, options);
+}
+
+/**
+ * Replaces the context of a call in progress. Replacing it with the same text twice leaves the call
+ * as once, so it is repeated after a failure like a read.
+ */
+export async function setCallContext(
+	context: VoiceAgentContext,
+	id: string,
+	callContext: string,
+	options?: RequestOptions,
+) {
+	const body = { id, context: callContext };
+	const request = {
+		method: 'POST',
+		path: '/call/context',
+		body,
+		notFound: callNotFound(id),
+	} as const;
+	return await voiceAgentApiRequest<Call>(context, { ...request, idempotent: true }, options);
+}
+
+/** Calls newest first, in list shape: all of them, or at most `max`. */
+export async function listCalls(
+	context: VoiceAgentContext,
+	filter: CallFilter,
+	max?: number,
+	options?: RequestOptions,
+) {
+	return await paginateCursor<CallSummary>(context, callsList(filter), max, options);
+}
+
+/** The pages of the call list, newest first, for readers that stop at a call they have seen. */
+export function callPages(
+	context: VoiceAgentContext,
+	filter: CallFilter,
+	options?: RequestOptions,
+) {
+	return cursorPages<CallSummary>(context, callsList(filter), () => MAX_PAGE_SIZE, options);
+}
+
+/** Whether a call has ended: it will not change any more. */
+export function hasEnded(call: { status?: unknown }): boolean {
+	return call.status === 'completed' || call.status === 'failed';
+}

@@ -1,0 +1,86 @@
+import type { IDataObject, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
+
+import { voiceAgentApiRequest } from './request';
+import type { RequestOptions, VoiceAgentContext } from './types';
+
+/** The service serves at most this many items per page. */
+export const MAX_PAGE_SIZE = 100;
+
+interface CursorPage {
+	cursor?: string | null;
+	[key: string]: unknown;
+}
+
+export interface CursorList {
+	/** e.g. '/calls' */
+	path: string;
+	/** The key of the page's items, e.g. 'calls'. */
+	itemsKey: string;
+	qs?: IDataObject;
+}
+
+/**
+ * The pages of a cursor-paginated list (GET /agents, GET /calls), newest first, one request each.
+ * `pageSize` says how many items to ask for on each page (the last page of a limited read asks for
+ * exactly what is missing). A cursor the service already gave is an error, never a loop.
+ */
+export async function* cursorPages<T>(
+	context: VoiceAgentContext,
+	list: CursorList,
+	pageSize: (itemsSoFar: number) => number = () => MAX_PAGE_SIZE,
+	options: RequestOptions = {},
+): AsyncGenerator<T[]> {
+	const seenCursors = new Set<string>();
+	let cursor: string | undefined;
+	let itemsSoFar = 0;
+	for (;;) {
+		const limit = pageSize(itemsSoFar);
+		const qs = cursor === undefined ? { ...list.qs, limit } : { ...list.qs, limit, cursor };
+		const page = await voiceAgentApiRequest<CursorPage>(
+			context,
+			{ method: 'GET', path: list.path, qs, idempotent: true },
+			options,
+		);
+		const items = page[list.itemsKey];
+		if (!Array.isArray(items)) {
+			throw new NodeApiError(context.getNode(), { httpCode: '200' } as JsonObject, {
+				message: `The Voice Agent API answered GET ${list.path} without a "${list.itemsKey}" list`,
+			});
+		}
+		itemsSoFar += items.length;
+		yield items as T[];
+		const next = page.cursor;
+		if (typeof next !== 'string' || next === '' || items.length === 0) return;
+		if (seenCursors.has(next)) {
+			throw new NodeApiError(context.getNode(), { httpCode: '200' } as JsonObject, {
+				message: `The Voice Agent API repeated a pagination cursor for GET ${list.path}; stopped after ${itemsSoFar} items instead of looping`,
+			});
+		}
+		seenCursors.add(next);
+		cursor = next;
+	}
+}
+
+/**
+ * Collects a list's items: all of them, or at most `max`. N items cost ceil(N/100) requests, and
+ * items are appended page by page, never copied.
+ */
+export async function paginateCursor<T>(
+	context: VoiceAgentContext,
+	list: CursorList,
+	max?: number,
+	options: RequestOptions = {},
+): Promise<T[]> {
+	const results: T[] = [];
+	const pageSize = (soFar: number) =>
+		max === undefined ? MAX_PAGE_SIZE : Math.min(MAX_PAGE_SIZE, max - soFar);
+	for await (const items of cursorPages<T>(context, list, pageSize, options)) {
+		for (const item of items) {
+			if (max !== undefined && results.length >= max) break;
+			results.push(item);
+		}
+		if (max !== undefined && results.length >= max) break;
+	}
+	return results;
+}

@@ -1,0 +1,44 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	IHookFunctions,
+	IHttpRequestMethods,
+	ILoadOptionsFunctions,
+	IPollFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
+
+import type { RequestPurpose } from './retryPolicy';
+
+/** Every n8n context a Voice Agent request is made from. */
+export type VoiceAgentContext =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IHookFunctions
+	| IWebhookFunctions
+	| IPollFunctions;
+
+export interface ApiRequest {
+	method: IHttpRequestMethods;
+	path: string;
+	qs?: IDataObject;
+	body?: IDataObject;
+	/**
+	 * Whether sending the request twice has the same effect as sending it once. Only such requests
+	 * are repeated after a failure whose outcome is unknown (5xx, timeout, connection reset).
+	 */
+	idempotent: boolean;
+	/** What a 404 means, for the error message, e.g. `Call "call_123"`. */
+	notFound?: string;
+}
+
+/** Told about every attempt, e.g. by a fan-out that adapts its concurrency to the service. */
+export interface RequestObserver {
+	onAttempt(attempt: { status?: number; latencyMs: number }): void;
+}
+
+/** How a request is made: where it runs (its retry budget) and who watches its attempts. */
+export interface RequestOptions {
+	purpose?: RequestPurpose;
+	observer?: RequestObserver;
+}
