@@ -4,12 +4,12 @@ const { ApiError } = require('./errors');
 const { callShape } = require('./shapes');
 const { seedAccount } = require('./seed');
 const { firstTool } = require('./simulation');
-const { invalid, isObject } = require('./validation');
+const { invalid, isObject } = require('./checks');
 const { MAX_SEED_AGENTS, MAX_SEED_CALLS } = require('./options');
 
 /** @typedef {import('./app').SandboxApp} SandboxApp */
 /** @typedef {import('./api').Reply} Reply */
-/** @typedef {import('./server').RequestBody} RequestBody */
+/** @typedef {import('./httpMessages').RequestBody} RequestBody */
 /** @typedef {import('./webhooks').WebhookEvent} WebhookEvent */
 
 const EVENT_TYPES = ['call_started', 'call_ended', 'tool_call'];

@@ -1,6 +1,6 @@
 'use strict';
 
-const { defaultAgentSettings } = require('./validation');
+const { defaultAgentSettings } = require('./agentValidation');
 const { buildTranscript } = require('./transcript');
 
 /** @typedef {import('./types').Agent} Agent */

@@ -2,7 +2,7 @@
 
 const { isoTime, endCall } = require('./records');
 const { callShape } = require('./shapes');
-const { isObject } = require('./validation');
+const { isObject } = require('./checks');
 
 /** @typedef {import('./timers').TimerSet} TimerSet */
 /** @typedef {import('./types').Agent} Agent */
