@@ -4,6 +4,7 @@
 
 const {
 	invalid,
+	given,
 	string,
 	boolean,
 	integer,
@@ -87,23 +88,24 @@ function defaultAgentSettings() {
 }
 
 /**
- * The body of POST /agent. Fields it does not know are ignored; the ones it knows must be valid.
+ * The body of POST /agent. Fields it does not know are ignored; the ones it knows must be valid. A field
+ * that is `null` is not given: an update keeps the stored value, a new agent takes the default.
  * @param {unknown} body
  * @returns {{ name: string, areaCode: string | undefined, settings: Partial<AgentSettings> }}
  */
 function parseAgentUpsert(body) {
 	const fields = requireObjectBody(body);
-	if (fields.name === undefined)
+	if (!given(fields.name))
 		invalid('name and area_code are required to create a new agent; name is missing');
 	const name = requireNonEmptyString(fields, 'name');
-	const areaCode = fields.area_code;
+	const areaCode = given(fields.area_code) ? fields.area_code : undefined;
 	if (areaCode !== undefined && (typeof areaCode !== 'string' || !/^\d{3}$/.test(areaCode))) {
 		invalid('area_code must be a string of 3 digits, e.g. "415"');
 	}
 	/** @type {Record<string, unknown>} */
 	const settings = {};
 	for (const [field, check] of Object.entries(AGENT_SETTING_CHECKS)) {
-		if (fields[field] === undefined) continue;
+		if (!given(fields[field])) continue;
 		check(fields[field], field);
 		settings[field] = fields[field];
 	}

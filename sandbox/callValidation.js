@@ -4,6 +4,7 @@
 
 const {
 	invalid,
+	given,
 	string,
 	boolean,
 	phoneNumber,
@@ -12,19 +13,18 @@ const {
 } = require('./checks');
 
 /**
- * The body of POST /call.
+ * The body of POST /call. `null` counts as not given: `context` is then empty and `user_speaks_first` false.
  * @param {unknown} body
  * @returns {{ from: string, to: string, context: string, userSpeaksFirst: boolean }}
  */
 function parseCallCreate(body) {
 	const fields = requireObjectBody(body);
 	for (const field of ['from', 'to']) {
-		if (fields[field] === undefined) invalid(`${field} is required`);
+		if (!given(fields[field])) invalid(`${field} is required`);
 		phoneNumber(fields[field], field);
 	}
-	if (fields.context !== undefined) string(fields.context, 'context');
-	if (fields.user_speaks_first !== undefined)
-		boolean(fields.user_speaks_first, 'user_speaks_first');
+	if (given(fields.context)) string(fields.context, 'context');
+	if (given(fields.user_speaks_first)) boolean(fields.user_speaks_first, 'user_speaks_first');
 	return {
 		from: String(fields.from),
 		to: String(fields.to),
@@ -41,7 +41,7 @@ function parseCallCreate(body) {
 function parseContextUpdate(body) {
 	const fields = requireObjectBody(body);
 	const id = requireNonEmptyString(fields, 'id');
-	if (fields.context === undefined) invalid('context is required');
+	if (!given(fields.context)) invalid('context is required');
 	string(fields.context, 'context');
 	return { id, context: String(fields.context) };
 }

@@ -25,6 +25,16 @@ function isObject(value) {
 }
 
 /**
+ * Whether a body field was given: `null` counts as not given, because the service's own client library
+ * sends `null` for every optional field it does not set (docs/service.md, "null means not given").
+ * @param {unknown} value
+ * @returns {boolean}
+ */
+function given(value) {
+	return value !== undefined && value !== null;
+}
+
+/**
  * E.164 as the project defines it: `+`, then 7 to 15 digits, the first not 0.
  * @param {unknown} value
  * @returns {boolean}
@@ -117,7 +127,7 @@ function requireObjectBody(body) {
  */
 function requireNonEmptyString(body, field) {
 	const value = body[field];
-	if (value === undefined) invalid(`${field} is required`);
+	if (!given(value)) invalid(`${field} is required`);
 	if (typeof value !== 'string') invalid(`${field} must be a string`);
 	if (value.trim() === '') invalid(`${field} must not be empty`);
 	return value;
@@ -126,6 +136,7 @@ function requireNonEmptyString(body, field) {
 module.exports = {
 	invalid,
 	isObject,
+	given,
 	string,
 	boolean,
 	integer,
