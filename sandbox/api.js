@@ -9,15 +9,11 @@ const {
 	callListShape,
 	callContextShape,
 } = require('./shapes');
-const { encodeCursor, decodeCursor } = require('./store');
-const {
-	invalid,
-	parseAgentUpsert,
-	parseCallCreate,
-	parseContextUpdate,
-	requireQueryId,
-	parseLimit,
-} = require('./validation');
+const { encodeCursor, decodeCursor } = require('./keyset');
+const { invalid } = require('./checks');
+const { parseAgentUpsert } = require('./agentValidation');
+const { parseCallCreate, parseContextUpdate } = require('./callValidation');
+const { requireQueryId, parseLimit, optionalParam } = require('./query');
 
 /** @typedef {import('./store').Account} Account */
 /** @typedef {import('./random').Random} Random */
@@ -32,16 +28,6 @@ const {
  * @returns {Reply}
  */
 const ok = (body) => ({ status: 200, body });
-
-/**
- * An optional query parameter; an empty value counts as absent (e.g. `?cursor=` is the first page).
- * @param {URLSearchParams} query
- * @param {string} name
- * @returns {string | undefined}
- */
-function optionalParam(query, name) {
-	return query.get(name) || undefined;
-}
 
 /**
  * The endpoints under /v1, keyed by "METHOD /path" (the same keys fault `match` uses).

@@ -14,6 +14,9 @@ const { seedAccount } = require('./seed');
 /** @typedef {import('./options').ResolvedOptions} ResolvedOptions */
 /** @typedef {import('./logs').RecordedRequest} RecordedRequest */
 /** @typedef {import('./logs').RecordedDelivery} RecordedDelivery */
+/** @typedef {import('./store').Account} Account */
+/** @typedef {import('./seed').SeedCounts} SeedCounts */
+/** @typedef {import('./seed').SeedSummary} SeedSummary */
 
 /**
  * The state of one sandbox and the parts that act on it; the HTTP layer (server.js) reads and calls these.
@@ -49,12 +52,25 @@ class SandboxApp {
 
 		const firstAccount = this.store.accounts.get(config.apiKeys[0]);
 		if (firstAccount)
-			seedAccount(
-				firstAccount,
-				{ agents: config.agents, calls: config.calls },
-				this.random,
-				Date.now(),
-			);
+			this.seed(firstAccount, {
+				agents: config.agents,
+				calls: config.calls,
+				liveCalls: config.liveCalls,
+			});
+	}
+
+	/**
+	 * Seeds an account (at start and through POST /_sandbox/seed) and starts its live calls, which then
+	 * run like placed calls: events to the agent's webhook, and after `callDurationMs` they end.
+	 * @param {Account} account
+	 * @param {SeedCounts} counts
+	 * @param {number} [callDurationMs] how long the live calls last (default: the sandbox's call length)
+	 * @returns {SeedSummary}
+	 */
+	seed(account, counts, callDurationMs) {
+		const { summary, liveCalls } = seedAccount(account, counts, this.random, Date.now());
+		for (const call of liveCalls) this.simulation.start(account, call, callDurationMs);
+		return summary;
 	}
 
 	/** POST /_sandbox/reset: empty accounts, no logs, faults or rate limits, no call in flight. */

@@ -2,15 +2,15 @@
 
 const { ApiError } = require('./errors');
 const { callShape } = require('./shapes');
-const { seedAccount } = require('./seed');
 const { firstTool } = require('./simulation');
-const { invalid, isObject } = require('./validation');
-const { MAX_SEED_AGENTS, MAX_SEED_CALLS } = require('./options');
+const { invalid, isObject, given } = require('./checks');
+const { integerBounds } = require('./options');
 
 /** @typedef {import('./app').SandboxApp} SandboxApp */
 /** @typedef {import('./api').Reply} Reply */
-/** @typedef {import('./server').RequestBody} RequestBody */
+/** @typedef {import('./httpMessages').RequestBody} RequestBody */
 /** @typedef {import('./webhooks').WebhookEvent} WebhookEvent */
+/** @typedef {import('./options').IntegerOptionName} IntegerOptionName */
 
 const EVENT_TYPES = ['call_started', 'call_ended', 'tool_call'];
 const CALL_ACTION = /^\/_sandbox\/calls\/([^/]+)\/(events|complete)$/;
@@ -69,28 +69,38 @@ async function handleControl(app, method, path, body) {
 }
 
 /**
- * POST /_sandbox/seed {agents, calls, api_key}.
+ * An integer of the seed body, within the bounds of the start-up option of the same meaning.
+ * @param {Record<string, unknown>} fields
+ * @param {string} field
+ * @param {IntegerOptionName} option
+ * @returns {number | undefined} undefined when not given (null counts as not given)
+ */
+function seedInteger(fields, field, option) {
+	const value = fields[field];
+	if (!given(value)) return undefined;
+	const { min, max } = integerBounds(option);
+	if (!Number.isInteger(value) || Number(value) < min || Number(value) > max) {
+		invalid(`${field} must be an integer from ${min} to ${max}`);
+	}
+	return Number(value);
+}
+
+/**
+ * POST /_sandbox/seed {agents, calls, live_calls, call_duration_ms, api_key}.
  * @param {SandboxApp} app
  * @param {Record<string, unknown>} fields
  */
 function seed(app, fields) {
-	const agents = fields.agents ?? 0;
-	const calls = fields.calls ?? 0;
+	const counts = {
+		agents: seedInteger(fields, 'agents', 'agents') ?? 0,
+		calls: seedInteger(fields, 'calls', 'calls') ?? 0,
+		liveCalls: seedInteger(fields, 'live_calls', 'liveCalls') ?? 0,
+	};
+	const callDurationMs = seedInteger(fields, 'call_duration_ms', 'callDurationMs');
 	const apiKey = fields.api_key ?? app.apiKeys[0];
-	if (!Number.isInteger(agents) || Number(agents) < 0 || Number(agents) > MAX_SEED_AGENTS) {
-		invalid(`agents must be an integer from 0 to ${MAX_SEED_AGENTS}`);
-	}
-	if (!Number.isInteger(calls) || Number(calls) < 0 || Number(calls) > MAX_SEED_CALLS) {
-		invalid(`calls must be an integer from 0 to ${MAX_SEED_CALLS}`);
-	}
 	const account = typeof apiKey === 'string' ? app.store.account(apiKey) : undefined;
 	if (!account) invalid('api_key must be one of the API keys the sandbox was started with');
-	return seedAccount(
-		account,
-		{ agents: Number(agents), calls: Number(calls) },
-		app.random,
-		Date.now(),
-	);
+	return app.seed(account, counts, callDurationMs);
 }
 
 /**

@@ -1,6 +1,6 @@
 'use strict';
 
-const { invalid, isObject } = require('./validation');
+const { invalid, isObject } = require('./checks');
 
 /** @typedef {import('./random').Random} Random */
 

@@ -5,7 +5,13 @@ const { resolveOptions } = require('./options');
 const { SandboxApp } = require('./app');
 const { createHttpServer } = require('./server');
 
+// The public face of the sandbox: startSandbox and the types a caller needs (its options, the fault settings
+// of POST /_sandbox/faults, the entries of the request and delivery logs). Everything else is internal.
+
 /** @typedef {import('./options').SandboxOptions} SandboxOptions */
+/** @typedef {import('./faults').FaultSettings} FaultSettings */
+/** @typedef {import('./logs').RecordedRequest} RecordedRequest */
+/** @typedef {import('./logs').RecordedDelivery} RecordedDelivery */
 
 /**
  * @typedef {object} Sandbox a running sandbox

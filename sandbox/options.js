@@ -6,10 +6,11 @@
  * @property {string} [host] interface to listen on (default 127.0.0.1, loopback only)
  * @property {string[]} [apiKeys] accepted API keys, one account each (default ["sandbox-key"])
  * @property {number} [agents] agents seeded at start for the first key (default 3)
- * @property {number} [calls] calls seeded at start for the first key (default 12)
+ * @property {number} [calls] ended calls seeded at start for the first key (default 12)
+ * @property {number} [liveCalls] calls in progress seeded at start for the first key, each lasting `callDurationMs` (default 0)
  * @property {number} [seed] seed of the random stream: same seed, same data (default 1)
  * @property {number} [latencyMs] delay added to every API request (default 0)
- * @property {number} [callDurationMs] how long a call placed with POST /call lasts before it ends by itself (default 15000)
+ * @property {number} [callDurationMs] how long a call placed with POST /call, or seeded live, lasts before it ends by itself (default 15000)
  * @property {number} [webhookRetryDelayMs] delay between webhook delivery attempts (default 500)
  * @property {(line: string) => void} [log] receives the start line ("Voice Agent sandbox listening on ...")
  */
@@ -21,6 +22,7 @@
  * @property {string[]} apiKeys
  * @property {number} agents
  * @property {number} calls
+ * @property {number} liveCalls
  * @property {number} seed
  * @property {number} latencyMs
  * @property {number} callDurationMs
@@ -28,11 +30,12 @@
  * @property {((line: string) => void) | undefined} log
  */
 
-/** @typedef {'port' | 'agents' | 'calls' | 'seed' | 'latencyMs' | 'callDurationMs' | 'webhookRetryDelayMs'} IntegerOptionName */
+/** @typedef {'port' | 'agents' | 'calls' | 'liveCalls' | 'seed' | 'latencyMs' | 'callDurationMs' | 'webhookRetryDelayMs'} IntegerOptionName */
 
-/** Upper bounds of seeding, shared by the start-up options and POST /_sandbox/seed. */
+/** Upper bounds of seeding, at start and through POST /_sandbox/seed (see integerBounds). */
 const MAX_SEED_AGENTS = 1000;
 const MAX_SEED_CALLS = 200_000;
+const MAX_SEED_LIVE_CALLS = 1000;
 
 /**
  * The integer options with their command-line flags, bounds and defaults: one table for startSandbox and cli.js.
@@ -61,7 +64,15 @@ const INTEGER_OPTIONS = [
 		min: 0,
 		max: MAX_SEED_CALLS,
 		fallback: 12,
-		help: 'calls seeded at start',
+		help: 'ended calls seeded at start',
+	},
+	{
+		name: 'liveCalls',
+		flag: '--live-calls',
+		min: 0,
+		max: MAX_SEED_LIVE_CALLS,
+		fallback: 0,
+		help: 'calls in progress seeded at start (they end like placed calls)',
 	},
 	{
 		name: 'seed',
@@ -85,7 +96,7 @@ const INTEGER_OPTIONS = [
 		min: 1,
 		max: 86_400_000,
 		fallback: 15_000,
-		help: 'how long a placed call lasts before it ends by itself',
+		help: 'how long a placed or live seeded call lasts before it ends',
 	},
 	{
 		name: 'webhookRetryDelayMs',
@@ -96,6 +107,17 @@ const INTEGER_OPTIONS = [
 		help: 'delay between webhook delivery attempts',
 	},
 ];
+
+/**
+ * The bounds of an integer option (POST /_sandbox/seed checks its fields against the same ones).
+ * @param {IntegerOptionName} name
+ * @returns {{ min: number, max: number }}
+ */
+function integerBounds(name) {
+	const option = INTEGER_OPTIONS.find((candidate) => candidate.name === name);
+	if (!option) throw new Error(`No integer option ${name}`);
+	return option;
+}
 
 const DEFAULT_HOST = '127.0.0.1';
 const DEFAULT_API_KEY = 'sandbox-key';
@@ -142,6 +164,7 @@ function resolveOptions(options) {
 		apiKeys: [...apiKeys],
 		agents: numbers.agents,
 		calls: numbers.calls,
+		liveCalls: numbers.liveCalls,
 		seed: numbers.seed,
 		latencyMs: numbers.latencyMs,
 		callDurationMs: numbers.callDurationMs,
@@ -152,8 +175,7 @@ function resolveOptions(options) {
 
 module.exports = {
 	INTEGER_OPTIONS,
-	MAX_SEED_AGENTS,
-	MAX_SEED_CALLS,
+	integerBounds,
 	DEFAULT_HOST,
 	DEFAULT_API_KEY,
 	isValidApiKey,

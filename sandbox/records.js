@@ -1,6 +1,6 @@
 'use strict';
 
-const { defaultAgentSettings } = require('./validation');
+const { defaultAgentSettings } = require('./agentValidation');
 const { buildTranscript } = require('./transcript');
 
 /** @typedef {import('./types').Agent} Agent */
@@ -10,7 +10,8 @@ const { buildTranscript } = require('./transcript');
 /** @typedef {import('./random').Random} Random */
 
 /**
- * Timestamps are ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T10:15:30.123Z (decisions.md).
+ * Timestamps are ISO 8601 in UTC with milliseconds, e.g. 2026-11-22T10:15:30.123Z (docs/service.md,
+ * "Base URL and transport").
  * @param {number} ms
  * @returns {string}
  */

@@ -4,21 +4,15 @@ const http = require('node:http');
 const { ApiError, errorBody } = require('./errors');
 const { isoTime } = require('./records');
 const { handleControl } = require('./control');
+const { readBody, send, errorReply, answer, queryObject } = require('./httpMessages');
 
 /** @typedef {import('./app').SandboxApp} SandboxApp */
 /** @typedef {import('./api').Reply} Reply */
 /** @typedef {import('./api').Handler} Handler */
 /** @typedef {import('./store').Account} Account */
+/** @typedef {import('./httpMessages').RequestBody} RequestBody */
 
-/** Request bodies larger than this are answered with 413. */
-const MAX_BODY_BYTES = 1024 * 1024;
 const CONTROL_PREFIX = '/_sandbox';
-
-/**
- * A request body: `json` is the parsed value (undefined when the body is empty), `problem` the 413 or 400
- * to answer instead when it is too large or not JSON.
- * @typedef {{ json: unknown, problem: ApiError | null }} RequestBody
- */
 
 /**
  * @param {SandboxApp} app
@@ -159,100 +153,6 @@ function bearerToken(header) {
 	if (!match)
 		throw new ApiError(401, 'Malformed Authorization header: expected "Bearer <API key>"');
 	return match[1];
-}
-
-/**
- * The reply of an ApiError; any other exception is a sandbox bug, answered as a 500 with its message.
- * @param {unknown} error
- * @returns {Reply}
- */
-function errorReply(error) {
-	if (error instanceof ApiError) {
-		return {
-			status: error.status,
-			body: errorBody(error.status, error.message),
-			headers: error.headers,
-		};
-	}
-	const message = error instanceof Error ? error.message : String(error);
-	return { status: 500, body: errorBody(500, `Sandbox error: ${message}`) };
-}
-
-/**
- * @param {() => Reply | Promise<Reply>} run
- * @returns {Promise<Reply>}
- */
-async function answer(run) {
-	try {
-		return await run();
-	} catch (error) {
-		return errorReply(error);
-	}
-}
-
-/**
- * Reads the whole body. Past MAX_BODY_BYTES the rest is read and dropped, so the client can finish sending
- * and read the 413.
- * @param {http.IncomingMessage} request
- * @returns {Promise<RequestBody>}
- */
-async function readBody(request) {
-	/** @type {Buffer[]} */
-	const chunks = [];
-	let size = 0;
-	for await (const chunk of request) {
-		size += chunk.length;
-		if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-	}
-	if (size > MAX_BODY_BYTES) {
-		return {
-			json: undefined,
-			problem: new ApiError(413, `The request body is larger than ${MAX_BODY_BYTES} bytes (1 MiB)`),
-		};
-	}
-	const text = Buffer.concat(chunks).toString('utf8');
-	if (text.trim() === '') return { json: undefined, problem: null };
-	try {
-		return { json: JSON.parse(text), problem: null };
-	} catch (error) {
-		const reason = error instanceof Error ? error.message : String(error);
-		return {
-			json: undefined,
-			problem: new ApiError(400, `The request body is not valid JSON: ${reason}`),
-		};
-	}
-}
-
-/**
- * The query string as an object for the request log; a repeated parameter becomes an array.
- * @param {URLSearchParams} params
- * @returns {Record<string, string | string[]>}
- */
-function queryObject(params) {
-	/** @type {Record<string, string | string[]>} */
-	const query = {};
-	for (const [name, value] of params) {
-		const previous = query[name];
-		query[name] =
-			previous === undefined
-				? value
-				: [...(Array.isArray(previous) ? previous : [previous]), value];
-	}
-	return query;
-}
-
-/**
- * @param {http.ServerResponse} response
- * @param {Reply} reply
- */
-function send(response, reply) {
-	const json = JSON.stringify(reply.body);
-	response.writeHead(reply.status, {
-		'content-type': 'application/json; charset=utf-8',
-		'content-length': Buffer.byteLength(json),
-		...reply.headers,
-	});
-	response.end(json);
 }
 
 module.exports = { createHttpServer };

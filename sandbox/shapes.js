@@ -1,8 +1,8 @@
 'use strict';
 
-// The shapes the API answers with (spec part 2). Stored objects carry internal fields (created_ms,
-// contexts, user_speaks_first) that must not leak, so every answer copies only the fields its shape
-// lists, in the order the spec gives them.
+// The shapes the API answers with (docs/service.md, "Agent answers" and "Calls"). Stored objects carry
+// internal fields (created_ms, contexts, user_speaks_first) that must not leak, so every answer copies
+// only the fields its shape lists, in the order the interface lists them.
 
 /** @typedef {import('./types').Agent} Agent */
 /** @typedef {import('./types').Call} Call */

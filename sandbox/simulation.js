@@ -2,7 +2,7 @@
 
 const { isoTime, endCall } = require('./records');
 const { callShape } = require('./shapes');
-const { isObject } = require('./validation');
+const { isObject } = require('./checks');
 
 /** @typedef {import('./timers').TimerSet} TimerSet */
 /** @typedef {import('./types').Agent} Agent */
@@ -13,8 +13,8 @@ const { isObject } = require('./validation');
 /** @typedef {import('./webhooks').AttemptResult} AttemptResult */
 
 /**
- * The life of a call placed with POST /call: `call_started` at once, a `tool_call` for the agent's first tool
- * halfway through (when it has one), and after `callDurationMs` the call ends by itself, `completed`, or
+ * The life of a call placed with POST /call (or seeded live): `call_started` at once, a `tool_call` for the agent's first tool
+ * halfway through (when it has one), and after `callDurationMs` (or the duration given) the call ends by itself, `completed`, or
  * `failed` when the number called ends in 0000, followed by `call_ended`.
  */
 class CallSimulator {
@@ -32,8 +32,9 @@ class CallSimulator {
 	/**
 	 * @param {Account} account
 	 * @param {Call} call a call that has just been stored
+	 * @param {number} [durationMs] how long it lasts (seeded live calls may last longer than placed ones)
 	 */
-	start(account, call) {
+	start(account, call, durationMs = this.callDurationMs) {
 		void this.emit(account, call, 'call_started', callShape(call));
 		const tool = firstTool(account.agents.get(call.agent_id));
 		/** @type {NodeJS.Timeout[]} */
@@ -42,12 +43,12 @@ class CallSimulator {
 			steps.push(
 				this.timers.set(
 					() => void this.emit(account, call, 'tool_call', tool),
-					Math.floor(this.callDurationMs / 2),
+					Math.floor(durationMs / 2),
 				),
 			);
 		}
 		const outcome = call.to.endsWith('0000') ? 'failed' : 'completed';
-		steps.push(this.timers.set(() => this.finish(account, call, outcome), this.callDurationMs));
+		steps.push(this.timers.set(() => this.finish(account, call, outcome), durationMs));
 		this.steps.set(call.id, steps);
 	}
 

@@ -9,7 +9,7 @@ const { isoTime } = require('./records');
 /** @typedef {import('./timers').TimerSet} TimerSet */
 
 /**
- * @typedef {object} WebhookEvent what the service POSTs to an agent's webhook (decisions.md)
+ * @typedef {object} WebhookEvent what the service POSTs to an agent's webhook (docs/service.md, "Events")
  * @property {'call_started' | 'call_ended' | 'tool_call'} event_type
  * @property {string} call_id
  * @property {string} timestamp when the event happened; the same on every retry

@@ -29,6 +29,61 @@ const FUNCTION_TOOL = {
 	},
 };
 
+/** What a new agent has for every setting it is not given. */
+const DEFAULT_SETTINGS = {
+	system_prompt: '',
+	initial_message: '',
+	llm_model: 'gpt-4o',
+	voice_id: '',
+	webhook: '',
+	tools: [],
+	filler_words: false,
+	filler_words_whitelist: [],
+	actions: [],
+	voicemail_number: '',
+	chunking: false,
+	endpointing: 0,
+	voice_optimization: 0,
+	smart_endpointing_threshold: 0,
+	language: 'en',
+	compliance_checks: [],
+};
+
+/** Every optional setting as null, the way the service's own client library sends the fields it does not set. */
+const EVERY_SETTING_NULL = Object.fromEntries(
+	Object.keys(DEFAULT_SETTINGS).map((field) => [field, null]),
+);
+
+/** An agent with every field set to something other than its default. */
+const EVERY_FIELD = {
+	name: 'Orders',
+	area_code: '415',
+	system_prompt: 'You help with orders.',
+	initial_message: 'Hi!',
+	llm_model: 'service-voice',
+	voice_id: 'nova',
+	webhook: 'https://hooks.example.com/voice?token=abc',
+	tools: [FUNCTION_TOOL],
+	filler_words: true,
+	filler_words_whitelist: ['um', 'well'],
+	actions: [
+		{
+			name: 'transfer',
+			instructions: 'Transfer on request',
+			forwarding_number: '+14155550100',
+		},
+	],
+	voicemail_number: '+4930123456',
+	chunking: true,
+	endpointing: 250,
+	voice_optimization: 4,
+	smart_endpointing_threshold: 3,
+	language: 'de',
+	compliance_checks: [
+		{ name: 'polite', model: 'gpt-4o', check_instructions: 'Be polite', rewrite_threshold: 2 },
+	],
+};
+
 describe('POST /agent creates an agent', () => {
 	test('with the defaults for omitted fields and a +1 phone number in its area code', async () => {
 		const { status, body } = await sandbox.api('POST', '/agent', {
@@ -37,25 +92,7 @@ describe('POST /agent creates an agent', () => {
 
 		expect(status).toBe(200);
 		expect(Object.keys(body).sort()).toEqual(AGENT_FIELDS);
-		expect(body).toMatchObject({
-			name: 'Reception',
-			system_prompt: '',
-			initial_message: '',
-			llm_model: 'gpt-4o',
-			voice_id: '',
-			webhook: '',
-			tools: [],
-			filler_words: false,
-			filler_words_whitelist: [],
-			actions: [],
-			voicemail_number: '',
-			chunking: false,
-			endpointing: 0,
-			voice_optimization: 0,
-			smart_endpointing_threshold: 0,
-			language: 'en',
-			compliance_checks: [],
-		});
+		expect(body).toMatchObject({ name: 'Reception', ...DEFAULT_SETTINGS });
 		expect(body.id).toEqual(expect.any(String));
 		expect(body.phone_number).toMatch(/^\+1212\d{7}$/);
 		expect(body.created_at).toMatch(ISO_TIMESTAMP);
@@ -63,34 +100,7 @@ describe('POST /agent creates an agent', () => {
 	});
 
 	test('stores every given field as given', async () => {
-		const fields = {
-			name: 'Orders',
-			area_code: '415',
-			system_prompt: 'You help with orders.',
-			initial_message: 'Hi!',
-			llm_model: 'service-voice',
-			voice_id: 'nova',
-			webhook: 'https://hooks.example.com/voice?token=abc',
-			tools: [FUNCTION_TOOL],
-			filler_words: true,
-			filler_words_whitelist: ['um', 'well'],
-			actions: [
-				{
-					name: 'transfer',
-					instructions: 'Transfer on request',
-					forwarding_number: '+14155550100',
-				},
-			],
-			voicemail_number: '+4930123456',
-			chunking: true,
-			endpointing: 250,
-			voice_optimization: 4,
-			smart_endpointing_threshold: 3,
-			language: 'de',
-			compliance_checks: [
-				{ name: 'polite', model: 'gpt-4o', check_instructions: 'Be polite', rewrite_threshold: 2 },
-			],
-		};
+		const fields = EVERY_FIELD;
 		const { status, body } = await sandbox.api('POST', '/agent', { body: fields });
 
 		expect(status).toBe(200);
@@ -224,6 +234,72 @@ describe('POST /agent updates the agent with the same name', () => {
 
 		expect(status).toBe(200);
 		expect(body.llm_model).toBe('gpt-3.5-turbo');
+	});
+});
+
+describe('POST /agent takes null as "not given"', () => {
+	test('a new agent gets the default of every setting that is null', async () => {
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'Nulls', area_code: '415', ...EVERY_SETTING_NULL },
+		});
+
+		expect(status).toBe(200);
+		expect(Object.keys(body).sort()).toEqual(AGENT_FIELDS);
+		expect(body).toMatchObject({ name: 'Nulls', ...DEFAULT_SETTINGS });
+		expect(body.phone_number).toMatch(/^\+1415\d{7}$/);
+	});
+
+	test('an update keeps every setting that is null, and area_code null is fine', async () => {
+		const created = await createAgent(sandbox, EVERY_FIELD);
+
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: EVERY_FIELD.name, area_code: null, ...EVERY_SETTING_NULL },
+		});
+
+		expect(status).toBe(200);
+		expect(body).toEqual({ ...created, updated_at: expect.stringMatching(ISO_TIMESTAMP) });
+		expect((await sandbox.api('GET', '/agent', { query: { id: created.id } })).body).toEqual(body);
+	});
+
+	test('an update changes the given fields and keeps the null ones', async () => {
+		const created = await createAgent(sandbox, EVERY_FIELD);
+
+		const { body } = await sandbox.api('POST', '/agent', {
+			body: {
+				...EVERY_SETTING_NULL,
+				name: EVERY_FIELD.name,
+				system_prompt: 'You only answer questions about returns.',
+				voicemail_number: '',
+			},
+		});
+
+		expect(body).toEqual({
+			...created,
+			system_prompt: 'You only answer questions about returns.',
+			voicemail_number: '',
+			updated_at: expect.stringMatching(ISO_TIMESTAMP),
+		});
+	});
+
+	test('name null is a 400 naming name; nothing is created', async () => {
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: null, area_code: '415', system_prompt: 'x' },
+		});
+
+		expect(status).toBe(400);
+		expect(body).toEqual({ error: 'Bad Request', message: expect.stringMatching(/^name/) });
+		expect(await listAll(sandbox, 'agents')).toEqual([]);
+	});
+
+	test('area_code null on creation counts as missing', async () => {
+		const { status, body } = await sandbox.api('POST', '/agent', {
+			body: { name: 'No Area Yet', area_code: null },
+		});
+
+		expect(status).toBe(400);
+		expect(body.message).toMatch(/name and area_code are required to create a new agent/);
+		expect(body.message).toMatch(/area_code .*is missing/);
+		expect(await listAll(sandbox, 'agents')).toEqual([]);
 	});
 });
 

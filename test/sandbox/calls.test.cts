@@ -106,6 +106,41 @@ describe('POST /call', () => {
 	});
 });
 
+describe('POST /call takes null as "not given"', () => {
+	test('context null is empty and user_speaks_first null is false: the agent speaks first', async () => {
+		const { status, body } = await sandbox.api('POST', '/call', {
+			body: {
+				from: agent.phone_number,
+				to: '+14155550123',
+				context: null,
+				user_speaks_first: null,
+			},
+		});
+
+		expect(status).toBe(200);
+		expect(body).toMatchObject({ context: '', status: 'in_progress' });
+		const ended = await sandbox.control('POST', `/calls/${body.id}/complete`);
+		expect(ended.body.transcript[0]).toEqual({ speaker: 'agent', text: 'Hello from the clinic.' });
+	});
+
+	test('user_speaks_first true lets the customer speak first (what null does not)', async () => {
+		const call = await placeCall(sandbox, agent, { user_speaks_first: true });
+		const ended = await sandbox.control('POST', `/calls/${call.id}/complete`);
+
+		expect(ended.body.transcript[0].speaker).toBe('customer');
+	});
+
+	test.each(['from', 'to'])('%s null is a 400 naming it; no call is placed', async (field) => {
+		const { status, body } = await sandbox.api('POST', '/call', {
+			body: { from: agent.phone_number, to: '+14155550123', [field]: null },
+		});
+
+		expect(status).toBe(400);
+		expect(body).toEqual({ error: 'Bad Request', message: `${field} is required` });
+		expect((await sandbox.api('GET', '/calls')).body.num_items).toBe(0);
+	});
+});
+
 describe('GET /call', () => {
 	test('answers 400 without id and 404 for an unknown id', async () => {
 		const missing = await sandbox.api('GET', '/call');
@@ -180,6 +215,8 @@ describe('POST /call/context', () => {
 		['id is missing', { context: 'x' }, /^id/],
 		['id is not a string', { id: 5, context: 'x' }, /^id/],
 		['context is missing', { id: 'call_x' }, /^context/],
+		['id is null', { id: null, context: 'x' }, /^id is required/],
+		['context is null', { id: 'call_x', context: null }, /^context is required/],
 		['context is not a string', { id: 'call_x', context: { text: 'x' } }, /^context/],
 	])('answers 400 when %s', async (_label, body, message) => {
 		const result = await sandbox.api('POST', '/call/context', { body });

@@ -96,11 +96,38 @@ test('lists every key, the default one when none is given, and stops on SIGINT',
 	expect(await defaults.exited).toBe(0);
 });
 
+test('--live-calls seeds calls in progress that last --call-duration-ms', async () => {
+	const cli = start([
+		'--port',
+		'0',
+		'--agents',
+		'1',
+		'--calls',
+		'3',
+		'--live-calls',
+		'2',
+		'--call-duration-ms',
+		'600000',
+	]);
+	const [, baseUrl] = START_LINE.exec(await firstLine(cli)) ?? [];
+
+	const { calls } = await getJson(`${baseUrl}/calls`);
+	expect(calls.map((call: { status: string }) => call.status)).toEqual([
+		'in_progress',
+		'in_progress',
+		expect.not.stringMatching('in_progress'),
+		expect.not.stringMatching('in_progress'),
+		expect.not.stringMatching('in_progress'),
+	]);
+});
+
 test.each([
 	[['--port', 'abc'], '--port'],
 	[['--port', '70000'], '--port'],
 	[['--agents', '-1'], '--agents'],
 	[['--calls', '1.5'], '--calls'],
+	[['--live-calls', '-1'], '--live-calls'],
+	[['--live-calls', '1001'], '--live-calls'],
 	[['--latency-ms'], '--latency-ms'],
 	[['--api-key', ''], '--api-key'],
 	[['--colour', 'blue'], '--colour'],
@@ -123,6 +150,7 @@ test('--help lists the flags and exits 0', async () => {
 		'--api-key',
 		'--agents',
 		'--calls',
+		'--live-calls',
 		'--seed',
 		'--latency-ms',
 		'--call-duration-ms',

@@ -163,7 +163,11 @@ describe('fault settings', () => {
 		await sandbox.faults({ error_rate: 1, latency_ms: 0 });
 
 		expect(await sandbox.requests()).toEqual([]);
-		expect(await sandbox.seed({ agents: 1 })).toEqual({ agents_created: 1, calls_created: 0 });
+		expect(await sandbox.seed({ agents: 1 })).toEqual({
+			agents_created: 1,
+			calls_created: 0,
+			live_calls_created: 0,
+		});
 	});
 
 	test.each<[string, unknown]>([

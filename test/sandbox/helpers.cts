@@ -8,7 +8,7 @@ export { sleep, waitFor } from '../support/wait.cts';
 
 export const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/** Spec 2.1: the fields of an agent in a list (GET /agents), sorted. */
+/** The fields of an agent in GET /agents (docs/service.md, "Agent answers"), sorted. */
 export const AGENT_LIST_FIELDS = [
 	'id',
 	'name',
@@ -25,7 +25,7 @@ export const AGENT_LIST_FIELDS = [
 	'updated_at',
 ].sort();
 
-/** Spec 4, POST /agent: the list fields and the agent's other settings, sorted. */
+/** An agent as POST /agent and GET /agent answer it: the list fields and the other settings, sorted. */
 export const AGENT_FIELDS = [
 	...AGENT_LIST_FIELDS,
 	'actions',

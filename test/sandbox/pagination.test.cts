@@ -226,6 +226,7 @@ describe('20,000 calls', () => {
 		expect(await sandbox.seed({ agents: 5, calls: 20_000 })).toEqual({
 			agents_created: 5,
 			calls_created: 20_000,
+			live_calls_created: 0,
 		});
 		const seedMs = performance.now() - seedStarted;
 		expect(seedMs).toBeLessThan(5000);

@@ -1,6 +1,6 @@
 import { startSandbox } from '../../sandbox/index.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { ISO_TIMESTAMP, createAgent, getJson, listAll, placeCall } from './helpers.cts';
+import { ISO_TIMESTAMP, createAgent, listAll, placeCall } from './helpers.cts';
 
 const ONE_MIB = 1024 * 1024;
 let sandbox: TestSandbox;
@@ -155,130 +155,6 @@ describe('POST /_sandbox/reset', () => {
 		expect(await listAll(sandbox, 'agents')).toEqual([]);
 		expect(await listAll(sandbox, 'agents', {}, 'second-key')).toEqual([]);
 		expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).status).toBe(404);
-	});
-});
-
-describe('POST /_sandbox/seed', () => {
-	test('creates agents and calls for the first key; calls spread over the agents', async () => {
-		expect(await sandbox.seed({ agents: 3, calls: 40 })).toEqual({
-			agents_created: 3,
-			calls_created: 40,
-		});
-
-		const agents = await listAll(sandbox, 'agents');
-		const calls = await listAll(sandbox, 'calls', { limit: 100 });
-		expect(agents).toHaveLength(3);
-		expect(calls).toHaveLength(40);
-		expect(new Set(calls.map((call) => call.agent_id))).toEqual(
-			new Set(agents.map((agent) => agent.id)),
-		);
-		expect(await listAll(sandbox, 'agents', {}, 'second-key')).toEqual([]);
-	});
-
-	test('seeded data looks like a real history', async () => {
-		await sandbox.seed({ agents: 5, calls: 60 });
-		const agents = await listAll(sandbox, 'agents');
-		const calls = await listAll(sandbox, 'calls', { limit: 100 });
-
-		expect(new Set(agents.map((agent) => agent.name)).size).toBe(5);
-		expect(new Set(agents.map((agent) => agent.voice_id)).size).toBeGreaterThan(1);
-		for (const agent of agents) expect(agent.phone_number).toMatch(/^\+1\d{10}$/);
-		const statuses = new Set(calls.map((call) => call.status));
-		expect(statuses).toEqual(new Set(['completed', 'failed']));
-		const clientNumbers = calls.map((call) => call.client_number);
-		for (const number of clientNumbers) expect(number).toMatch(/^\+[1-9]\d{6,14}$/);
-		expect(new Set(clientNumbers).size).toBeLessThan(calls.length);
-		const days = new Set(calls.map((call) => call.created_at.slice(0, 10)));
-		expect(days.size).toBeGreaterThan(5);
-		for (const call of calls) expect(Date.parse(call.created_at)).toBeLessThan(Date.now());
-
-		const completed = calls.find((call) => call.status === 'completed' && call.context !== '');
-		const { body } = await sandbox.api('GET', '/call', { query: { id: completed.id } });
-		expect(body.transcript.length).toBeGreaterThan(2);
-		expect(body.transcript.map((entry: { text: string }) => entry.text).join(' ')).toContain(
-			completed.context,
-		);
-		expect(body.duration).toBeGreaterThan(0);
-		expect(body.ended_at >= body.created_at).toBe(true);
-	});
-
-	test('another key, and one agent created when calls need one', async () => {
-		expect(await sandbox.seed({ calls: 5, api_key: 'second-key' })).toEqual({
-			agents_created: 1,
-			calls_created: 5,
-		});
-
-		expect(await listAll(sandbox, 'agents', {}, 'second-key')).toHaveLength(1);
-		expect(await listAll(sandbox, 'calls', {}, 'second-key')).toHaveLength(5);
-		expect(await listAll(sandbox, 'calls')).toEqual([]);
-	});
-
-	test.each<[string, unknown]>([
-		['agents', { agents: -1 }],
-		['agents', { agents: 1.5 }],
-		['calls', { calls: 'many' }],
-		['calls', { calls: 10_000_000 }],
-		['api_key', { api_key: 'unknown-key' }],
-	])('answers 400 naming %s for nonsense', async (field, body) => {
-		const { status, body: answer } = await sandbox.control('POST', '/seed', body);
-
-		expect(status).toBe(400);
-		expect(answer.message).toMatch(new RegExp(`^${field}`));
-	});
-});
-
-describe('start-up seed', () => {
-	function withoutTimes(items: Record<string, unknown>[]) {
-		return items.map(({ created_at: _created, updated_at: _updated, ...rest }) => rest);
-	}
-
-	async function snapshot(options: { seed?: number }) {
-		const started = await startSandbox({ port: 0, ...options });
-		try {
-			const agents = await getJson(`${started.baseUrl}/agents?limit=100`);
-			const calls = await getJson(`${started.baseUrl}/calls?limit=100`);
-			return { agents: withoutTimes(agents.agents), calls: withoutTimes(calls.calls) };
-		} finally {
-			await started.close();
-		}
-	}
-
-	test('by default 3 agents and 12 calls for the key "sandbox-key", one agent with an older model', async () => {
-		const data = await snapshot({});
-
-		expect(data.agents).toHaveLength(3);
-		expect(data.calls).toHaveLength(12);
-		expect(data.agents.map((agent) => agent.llm_model)).toContain('gpt-3.5-turbo');
-	});
-
-	test('the same seed gives the same data, another seed other data', async () => {
-		const first = await snapshot({ seed: 42 });
-		const again = await snapshot({ seed: 42 });
-		const other = await snapshot({ seed: 43 });
-
-		expect(again).toEqual(first);
-		expect(other.agents.map((agent) => agent.phone_number)).not.toEqual(
-			first.agents.map((agent) => agent.phone_number),
-		);
-	});
-
-	test('reset then seed with the start-up counts gives the start-up data again', async () => {
-		const started = await startSandbox({ port: 0, seed: 7 });
-		const read = async () =>
-			(await getJson(`${started.baseUrl}/calls?limit=100`)).calls.map(
-				(call: { id: string }) => call.id,
-			);
-		try {
-			const before = await read();
-			await fetch(`${started.origin}/_sandbox/reset`, { method: 'POST' });
-			await fetch(`${started.origin}/_sandbox/seed`, {
-				method: 'POST',
-				body: JSON.stringify({ agents: 3, calls: 12 }),
-			});
-			expect(await read()).toEqual(before);
-		} finally {
-			await started.close();
-		}
 	});
 });
 
