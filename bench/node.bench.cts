@@ -6,20 +6,27 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../test/support/n8n.cts';
-import { startTestSandbox, type TestSandbox } from '../test/support/sandbox.cts';
+import { runWith } from '../test/support/node.cts';
+import { useSandbox } from '../test/support/sandbox.cts';
 
 const RUNS = 3;
-let sandbox: TestSandbox;
+const sandbox = useSandbox();
 const report: string[] = [];
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-});
-afterAll(async () => {
-	await sandbox.close();
+afterAll(() => {
 	process.stdout.write(`\n${report.join('\n')}\n`);
 });
+
+/** Starts a Markdown table under a heading, a blank line after the table before it. */
+function startTable(title: string, columns: string[]): void {
+	if (report.length > 0) report.push('');
+	report.push(
+		`### ${title}`,
+		'',
+		`| ${columns.join(' | ')} |`,
+		`|${columns.map(() => '---:').join('|')}|`,
+	);
+}
 
 function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
@@ -29,22 +36,20 @@ function median(values: number[]): number {
 async function timedRun(parameters: INodeParameters) {
 	await sandbox.clearRequests();
 	const started = process.hrtime.bigint();
-	const run = await runNode({
-		parameters,
-		credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
-	});
+	const run = await runWith(sandbox, parameters);
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
 	if (run.error) throw run.error;
 	return { ms, items: run.items.length, requests: (await sandbox.requests()).length };
 }
 
 test('Call → Get Many, Return All', async () => {
-	report.push(
-		'### Call → Get Many, Return All',
-		'',
-		'| calls | requests | ceil(N/100) | median time | per 1,000 calls |',
-		'|---:|---:|---:|---:|---:|',
-	);
+	startTable('Call → Get Many, Return All', [
+		'calls',
+		'requests',
+		'ceil(N/100)',
+		'median time',
+		'per 1,000 calls',
+	]);
 	let seeded = 0;
 	for (const calls of [1_000, 5_000, 10_000, 20_000]) {
 		await sandbox.seed({ calls: calls - seeded });
@@ -64,16 +69,14 @@ test('Call → Get Many, Return All', async () => {
 });
 
 test('Call → Get Many with Include Transcripts, 200 calls, 20 ms per request', async () => {
-	await sandbox.reset();
 	await sandbox.seed({ calls: 200 });
 	await sandbox.faults({ latency_ms: 20 });
-	report.push(
-		'',
-		'### Include Transcripts: 200 calls, the service taking 20 ms per request',
-		'',
-		'| requests in parallel | requests | median time | vs. one at a time |',
-		'|---:|---:|---:|---:|',
-	);
+	startTable('Include Transcripts: 200 calls, the service taking 20 ms per request', [
+		'requests in parallel',
+		'requests',
+		'median time',
+		'vs. one at a time',
+	]);
 	let sequential = 0;
 	for (const concurrency of [1, 5, 10, 20]) {
 		const parameters: INodeParameters = {
