@@ -1,18 +1,11 @@
 import { startSandbox } from '../../sandbox/index.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { ISO_TIMESTAMP, createAgent, getJson, listAll, placeCall } from './helpers.cts';
+import { createAgent, listAll, placeCall } from '../support/api.cts';
+import { E164, ISO_TIMESTAMP, US_NUMBER } from '../support/fixtures.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { getJson } from './helpers.cts';
 
 const ONE_MIB = 1024 * 1024;
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({
-		apiKeys: ['first-key', 'second-key'],
-		callDurationMs: 60_000,
-	});
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ apiKeys: ['first-key', 'second-key'], callDurationMs: 60_000 });
 
 describe('HTTP', () => {
 	test('answers JSON', async () => {
@@ -182,11 +175,11 @@ describe('POST /_sandbox/seed', () => {
 
 		expect(new Set(agents.map((agent) => agent.name)).size).toBe(5);
 		expect(new Set(agents.map((agent) => agent.voice_id)).size).toBeGreaterThan(1);
-		for (const agent of agents) expect(agent.phone_number).toMatch(/^\+1\d{10}$/);
+		for (const agent of agents) expect(agent.phone_number).toMatch(US_NUMBER);
 		const statuses = new Set(calls.map((call) => call.status));
 		expect(statuses).toEqual(new Set(['completed', 'failed']));
 		const clientNumbers = calls.map((call) => call.client_number);
-		for (const number of clientNumbers) expect(number).toMatch(/^\+[1-9]\d{6,14}$/);
+		for (const number of clientNumbers) expect(number).toMatch(E164);
 		expect(new Set(clientNumbers).size).toBeLessThan(calls.length);
 		const days = new Set(calls.map((call) => call.created_at.slice(0, 10)));
 		expect(days.size).toBeGreaterThan(5);
