@@ -33,18 +33,13 @@ export const AGENT_FIELDS = [
 	'compliance_checks',
 ].sort();
 
-export const CALL_FIELDS = [
-	'id',
-	'agent_id',
-	'from',
-	'to',
-	'context',
-	'status',
-	'created_at',
-	'ended_at',
-	'duration',
-	'transcript',
-].sort();
+/** The fields a call has in every full shape (GET /call, POST /call, POST /call/context). */
+const CALL_SHAPE_FIELDS = ['id', 'agent_id', 'from', 'to', 'context', 'status', 'created_at'];
+
+/** GET /call and POST /call: the shape fields and the call's outcome, sorted. */
+export const CALL_FIELDS = [...CALL_SHAPE_FIELDS, 'ended_at', 'duration', 'transcript'].sort();
+
+/** A call in a list (GET /calls), sorted. */
 export const CALL_LIST_FIELDS = [
 	'id',
 	'agent_id',
@@ -53,16 +48,9 @@ export const CALL_LIST_FIELDS = [
 	'status',
 	'created_at',
 ].sort();
-export const CALL_CONTEXT_FIELDS = [
-	'id',
-	'agent_id',
-	'from',
-	'to',
-	'context',
-	'status',
-	'created_at',
-	'updated_at',
-].sort();
+
+/** POST /call/context: the shape fields and when the context changed, sorted. */
+export const CALL_CONTEXT_FIELDS = [...CALL_SHAPE_FIELDS, 'updated_at'].sort();
 
 /** Newest first: created_at descending, id descending on equal times. */
 export function compareNewestFirst(
