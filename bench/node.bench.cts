@@ -6,57 +6,60 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { runNode } from '../test/support/n8n.cts';
-import { startTestSandbox, type TestSandbox } from '../test/support/sandbox.cts';
+import { runWith } from '../test/support/node.cts';
+import { useSandbox } from '../test/support/sandbox.cts';
 
 const RUNS = 3;
-let sandbox: TestSandbox;
+const sandbox = useSandbox();
 const report: string[] = [];
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-});
-afterAll(async () => {
-	await sandbox.close();
+afterAll(() => {
 	process.stdout.write(`\n${report.join('\n')}\n`);
 });
+
+/** Starts a Markdown table under a heading (a blank line after the table before it); `header`: "a | b". */
+function startTable(title: string, header: string): void {
+	const columns = header.split('|').length;
+	if (report.length > 0) report.push('');
+	report.push(`### ${title}`, '', `| ${header} |`, `|${Array(columns).fill('---:').join('|')}|`);
+}
 
 function median(values: number[]): number {
 	const sorted = [...values].sort((a, b) => a - b);
 	return sorted[Math.floor(sorted.length / 2)];
 }
 
+/** One run of the node: its time, the items it output and the requests the sandbox received. */
 async function timedRun(parameters: INodeParameters) {
 	await sandbox.clearRequests();
 	const started = process.hrtime.bigint();
-	const run = await runNode({
-		parameters,
-		credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
-	});
+	const run = await runWith(sandbox, parameters);
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
 	if (run.error) throw run.error;
 	return { ms, items: run.items.length, requests: (await sandbox.requests()).length };
 }
 
+/** RUNS runs of the node: the median time, and the items and requests of the first run. */
+async function measure(parameters: INodeParameters) {
+	const runs = [];
+	for (let i = 0; i < RUNS; i++) runs.push(await timedRun(parameters));
+	return { ...runs[0], ms: median(runs.map((run) => run.ms)) };
+}
+
 test('Call → Get Many, Return All', async () => {
-	report.push(
-		'### Call → Get Many, Return All',
-		'',
-		'| calls | requests | ceil(N/100) | median time | per 1,000 calls |',
-		'|---:|---:|---:|---:|---:|',
+	startTable(
+		'Call → Get Many, Return All',
+		'calls | requests | ceil(N/100) | median time | per 1,000 calls',
 	);
 	let seeded = 0;
 	for (const calls of [1_000, 5_000, 10_000, 20_000]) {
 		await sandbox.seed({ calls: calls - seeded });
 		seeded = calls;
-		await timedRun({ resource: 'call', operation: 'getMany', returnAll: true }); // warm-up
-		const runs = [];
-		for (let i = 0; i < RUNS; i++)
-			runs.push(await timedRun({ resource: 'call', operation: 'getMany', returnAll: true }));
-		const { items, requests } = runs[0];
+		const parameters: INodeParameters = { resource: 'call', operation: 'getMany', returnAll: true };
+		await timedRun(parameters); // warm-up
+		const { items, requests, ms } = await measure(parameters);
 		expect(items).toBe(calls);
 		expect(requests).toBe(Math.ceil(calls / 100));
-		const ms = median(runs.map((run) => run.ms));
 		report.push(
 			`| ${calls.toLocaleString('en')} | ${requests} | ${Math.ceil(calls / 100)} | ${ms.toFixed(0)} ms | ${((ms / calls) * 1000).toFixed(1)} ms |`,
 		);
@@ -64,15 +67,11 @@ test('Call → Get Many, Return All', async () => {
 });
 
 test('Call → Get Many with Include Transcripts, 200 calls, 20 ms per request', async () => {
-	await sandbox.reset();
 	await sandbox.seed({ calls: 200 });
 	await sandbox.faults({ latency_ms: 20 });
-	report.push(
-		'',
-		'### Include Transcripts: 200 calls, the service taking 20 ms per request',
-		'',
-		'| requests in parallel | requests | median time | vs. one at a time |',
-		'|---:|---:|---:|---:|',
+	startTable(
+		'Include Transcripts: 200 calls, the service taking 20 ms per request',
+		'requests in parallel | requests | median time | vs. one at a time',
 	);
 	let sequential = 0;
 	for (const concurrency of [1, 5, 10, 20]) {
@@ -82,14 +81,12 @@ test('Call → Get Many with Include Transcripts, 200 calls, 20 ms per request',
 			returnAll: true,
 			options: { includeTranscripts: true, transcriptConcurrency: concurrency },
 		};
-		const runs = [];
-		for (let i = 0; i < RUNS; i++) runs.push(await timedRun(parameters));
-		expect(runs[0].items).toBe(200);
-		expect(runs[0].requests).toBe(2 + 200);
-		const ms = median(runs.map((run) => run.ms));
+		const { items, requests, ms } = await measure(parameters);
+		expect(items).toBe(200);
+		expect(requests).toBe(2 + 200);
 		if (concurrency === 1) sequential = ms;
 		report.push(
-			`| ${concurrency} | ${runs[0].requests} | ${ms.toFixed(0)} ms | ${(sequential / ms).toFixed(1)}× |`,
+			`| ${concurrency} | ${requests} | ${ms.toFixed(0)} ms | ${(sequential / ms).toFixed(1)}× |`,
 		);
 	}
 	await sandbox.faults({});

@@ -1,14 +1,11 @@
 /** The Agent operations of the Voice Agent node, run in n8n's engine against the sandbox. */
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { API_KEY, createAgent, jsonOf, rl, runWith, wire } from './helpers.cts';
+import { createAgent, getAgent, wire } from '../support/api.cts';
+import { API_KEY, usNumberIn } from '../support/fixtures.cts';
+import { rl } from '../support/n8n.cts';
+import { jsonOf, runWith } from '../support/node.cts';
+import { useSandbox } from '../support/sandbox.cts';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: [API_KEY] });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ apiKeys: [API_KEY] });
 
 const TOOL = {
 	type: 'function',
@@ -43,11 +40,11 @@ describe('Agent: Create or Update', () => {
 		expect(agent).toMatchObject({
 			id: expect.any(String),
 			name: 'Front Desk',
-			phone_number: expect.stringMatching(/^\+1212\d{7}$/),
+			phone_number: expect.stringMatching(usNumberIn('212')),
 			llm_model: 'gpt-4o',
 			language: 'en',
 		});
-		expect((await sandbox.api('GET', '/agent', { query: { id: agent.id } })).body).toEqual(agent);
+		expect(await getAgent(sandbox, agent.id)).toEqual(agent);
 	});
 
 	test('an empty Voicemail Number removes the number the agent had', async () => {

@@ -1,38 +1,14 @@
 /** The Call operations of the Voice Agent node, run in n8n's engine against the sandbox. */
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import {
-	API_KEY,
-	allCalls,
-	createAgent,
-	jsonOf,
-	placeCall,
-	rl,
-	runWith,
-	startCountingProxy,
-	wire,
-	type CountingProxy,
-} from './helpers.cts';
+import { allCalls, createAgent, getCall, placeCall, wire } from '../support/api.cts';
+import { API_KEY, transcriptText } from '../support/fixtures.cts';
+import { rl } from '../support/n8n.cts';
+import { jsonOf, runWith } from '../support/node.cts';
+import { useCountingProxy } from '../support/proxy.cts';
+import { useSandbox } from '../support/sandbox.cts';
 
-let sandbox: TestSandbox;
-let proxy: CountingProxy;
-
-beforeAll(async () => {
-	// Calls last a minute unless a test completes them, so none ends while a test looks at it.
-	sandbox = await startTestSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
-	proxy = await startCountingProxy(sandbox.origin);
-});
-afterAll(async () => {
-	await proxy.close();
-	await sandbox.close();
-});
-beforeEach(async () => {
-	await sandbox.reset();
-	proxy.resetCounts();
-});
-
-function transcriptText(call: { transcript: { text: string }[] }): string {
-	return call.transcript.map((entry) => entry.text).join('\n');
-}
+// Calls last a minute unless a test completes them, so none ends while a test looks at it.
+const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
+const proxy = useCountingProxy(sandbox);
 
 describe('Call: Create', () => {
 	test('from an agent by ID: its phone number is looked up once per agent for all items of a run', async () => {
@@ -88,7 +64,7 @@ describe('Call: Create', () => {
 			[first.id, first.phone_number, '+14155550103', 'Order 3', 'in_progress'],
 		]);
 		for (const call of calls) {
-			expect((await sandbox.api('GET', '/call', { query: { id: call.id } })).body).toEqual(call);
+			expect(await getCall(sandbox, call.id)).toEqual(call);
 		}
 		expect(await allCalls(sandbox)).toHaveLength(3);
 	});
@@ -183,7 +159,7 @@ describe('Call: Create', () => {
 			user_speaks_first: false,
 		});
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
-		const ended = (await sandbox.api('GET', '/call', { query: { id: call.id } })).body;
+		const ended = await getCall(sandbox, call.id);
 		expect(ended.transcript[0]).toEqual({ speaker: 'agent', text: 'Hello from the clinic.' });
 	});
 
@@ -366,7 +342,7 @@ describe('Call: Get Many', () => {
 			expect(new Set(fetched)).toEqual(new Set(summaries.map((call) => call.id)));
 			expect(fetched).toHaveLength(25);
 			for (const [index, call] of calls.entries()) {
-				const full = (await sandbox.api('GET', '/call', { query: { id: call.id } })).body;
+				const full = await getCall(sandbox, call.id);
 				expect(call).toEqual({ ...summaries[index], ...full });
 				expect(call.client_number).toBe(full.to);
 				// Failed calls have no conversation; completed ones have their transcript.

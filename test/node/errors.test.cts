@@ -1,34 +1,14 @@
 /** How the Voice Agent node reports the service's errors and retries what is safe to retry, run in n8n's engine. */
-import type { NodeRun } from '../support/n8n.cts';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import {
-	API_KEY,
-	createAgent,
-	jsonOf,
-	placeCall,
-	rl,
-	runWith,
-	serializeError,
-	wire,
-	wireLines,
-} from './helpers.cts';
+import { createAgent, placeCall, wire, wireLines } from '../support/api.cts';
+import { expectNoKey } from '../support/errors.cts';
+import { API_KEY } from '../support/fixtures.cts';
+import { rl } from '../support/n8n.cts';
+import { jsonOf, runWith } from '../support/node.cts';
+import { useSandbox } from '../support/sandbox.cts';
 
 const WRONG_KEY = 'va_wrong_key_Hd83kQz1Lp0';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-
-/** The key appears nowhere: not in the error (message, description, context, cause...) nor in the run data. */
-function expectNoKey(run: NodeRun, key: string = API_KEY) {
-	expect(run.error).toBeDefined();
-	expect(serializeError(run.error)).not.toContain(key);
-	expect(JSON.stringify(run.run.data)).not.toContain(key);
-}
+const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
 
 describe('errors the service answers', () => {
 	test('401: the message says the API key was rejected and to check the credential, once', async () => {

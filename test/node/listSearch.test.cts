@@ -3,17 +3,12 @@ import { LoadOptionsContext } from 'n8n-core';
 import type { INode, INodeListSearchResult, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { additionalDataFor, CREDENTIAL_NAME, loadPackage, PACKAGE_NAME } from '../support/n8n.cts';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { API_KEY, createAgent } from './helpers.cts';
+import { createAgent } from '../support/api.cts';
+import { API_KEY } from '../support/fixtures.cts';
+import { additionalDataFor, loadPackage, nodeCredentials, PACKAGE_NAME } from '../support/n8n.cts';
+import { useSandbox } from '../support/sandbox.cts';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: [API_KEY] });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ apiKeys: [API_KEY] });
 
 interface SearchOptions {
 	filter?: string;
@@ -33,7 +28,7 @@ async function searchAgents(
 		typeVersion: 1,
 		position: [0, 0],
 		parameters: {},
-		credentials: { [CREDENTIAL_NAME]: { id: '1', name: 'Voice Agent account' } },
+		credentials: nodeCredentials(),
 	};
 	const workflow = new Workflow({
 		nodes: [node],

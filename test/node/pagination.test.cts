@@ -1,27 +1,12 @@
 /** Return All and Limit of the Voice Agent node across many pages, run in n8n's engine. */
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import {
-	API_KEY,
-	allCalls,
-	createAgent,
-	jsonOf,
-	placeCall,
-	runWith,
-	sleep,
-	startRepeatingCursorServer,
-	waitFor,
-	wire,
-} from './helpers.cts';
+import { allCalls, createAgent, placeCall, wire } from '../support/api.cts';
+import { API_KEY, ids } from '../support/fixtures.cts';
+import { jsonOf, runWith } from '../support/node.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { startRepeatingCursorServer } from '../support/servers.cts';
+import { sleep, waitFor } from '../support/wait.cts';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-
-const ids = (calls: { id: string }[]) => calls.map((call) => call.id);
+const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
 
 test('Limit 250 asks for pages of 100, 100 and 50 and outputs the 250 newest calls', async () => {
 	await sandbox.seed({ agents: 3, calls: 400 });

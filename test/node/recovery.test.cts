@@ -2,38 +2,16 @@
  * How the Voice Agent node recovers from failures whose outcome it cannot see: Create Call never
  * places a call twice, and network failures are retried when that is safe. Run in n8n's engine.
  */
-import * as http from 'node:http';
+import { allCalls, createAgent, getCall, placeCall, wireLines } from '../support/api.cts';
+import { expectNoKey } from '../support/errors.cts';
+import { API_KEY } from '../support/fixtures.cts';
+import { rl } from '../support/n8n.cts';
+import { jsonOf, runWith } from '../support/node.cts';
+import { startOneShotProxy } from '../support/proxy.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { closedPortUrl } from '../support/servers.cts';
 
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import type { NodeRun } from '../support/n8n.cts';
-import {
-	API_KEY,
-	allCalls,
-	closedPortBaseUrl,
-	createAgent,
-	jsonOf,
-	placeCall,
-	rl,
-	runWith,
-	serializeError,
-	wireLines,
-	type LocalServer,
-} from './helpers.cts';
-
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-
-/** The key appears nowhere: not in the error (message, description, context, cause...) nor in the run data. */
-function expectNoKey(run: NodeRun) {
-	expect(run.error).toBeDefined();
-	expect(serializeError(run.error)).not.toContain(API_KEY);
-	expect(JSON.stringify(run.run.data)).not.toContain(API_KEY);
-}
+const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
 
 describe('Call: Create never places a call twice', () => {
 	let agent: any;
@@ -89,9 +67,7 @@ describe('Call: Create never places a call twice', () => {
 			const calls = await allCalls(sandbox);
 			expect(calls).toHaveLength(1);
 			const [call] = jsonOf(run);
-			expect(call).toEqual(
-				(await sandbox.api('GET', '/call', { query: { id: calls[0].id } })).body,
-			);
+			expect(call).toEqual(await getCall(sandbox, calls[0].id));
 			expect(call).toMatchObject({
 				from: agent.phone_number,
 				to: '+14155550123',
@@ -129,7 +105,7 @@ describe('Call: Create never places a call twice', () => {
 
 describe('network failures', () => {
 	test('connection refused (Base URL on a closed port) for Create: retried, then a clear error', async () => {
-		const baseUrl = await closedPortBaseUrl();
+		const baseUrl = await closedPortUrl('/v1');
 
 		const started = Date.now();
 		const run = await runWith(
@@ -156,7 +132,7 @@ describe('network failures', () => {
 	test('connection refused when placing the call itself: retried (nothing was sent), then a clear error', async () => {
 		const agent = await createAgent(sandbox, { name: 'Unreachable' });
 		// Serves the lookup before dialling, then stops listening: POST /call meets a closed port.
-		const gate = await startOneShotProxy(sandbox.origin, 'GET /v1/calls');
+		const gate = await startOneShotProxy(sandbox.origin, 'GET /calls');
 		await sandbox.clearRequests();
 		try {
 			const started = Date.now();
@@ -208,43 +184,3 @@ describe('network failures', () => {
 		expectNoKey(run);
 	});
 });
-
-/** Forwards requests to `target` until one matching `closeAfter` ("METHOD /path") was answered, then stops listening. */
-async function startOneShotProxy(target: string, closeAfter: string): Promise<LocalServer> {
-	const targetUrl = new URL(target);
-	const server = http.createServer((request, response) => {
-		const upstream = http.request(
-			{
-				host: targetUrl.hostname,
-				port: targetUrl.port,
-				method: request.method,
-				path: request.url,
-				headers: request.headers,
-			},
-			(answer) => {
-				response.writeHead(answer.statusCode ?? 502, { ...answer.headers, connection: 'close' });
-				answer.pipe(response);
-			},
-		);
-		upstream.on('error', () => response.destroy());
-		request.pipe(upstream);
-		response.on('finish', () => {
-			const route = `${request.method} ${new URL(request.url ?? '/', 'http://proxy.invalid').pathname}`;
-			if (route === closeAfter) {
-				server.close();
-				server.closeAllConnections();
-			}
-		});
-	});
-	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-	const { port } = server.address() as { port: number };
-	return {
-		origin: `http://127.0.0.1:${port}`,
-		close: () =>
-			new Promise<void>((resolve) => {
-				if (!server.listening) return resolve();
-				server.close(() => resolve());
-				server.closeAllConnections();
-			}),
-	};
-}

@@ -5,25 +5,13 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import {
-	API_KEY,
-	createAgent,
-	jsonOf,
-	placeCall,
-	rl,
-	runWith,
-	wire,
-	wireLines,
-} from './helpers.cts';
+import { createAgent, placeCall, wire, wireLines } from '../support/api.cts';
+import { API_KEY } from '../support/fixtures.cts';
+import { rl } from '../support/n8n.cts';
+import { jsonOf, runWith } from '../support/node.cts';
+import { useSandbox } from '../support/sandbox.cts';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
 
 const V = '={{ $json.v }}';
 const createCall = (overrides: INodeParameters): INodeParameters => ({

@@ -1,33 +1,13 @@
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
+import { createAgent, listAll } from '../support/api.cts';
 import {
-	AGENT_FIELDS,
-	AGENT_LIST_FIELDS,
+	CHECK_ORDER_TOOL as FUNCTION_TOOL,
 	ISO_TIMESTAMP,
-	compareNewestFirst,
-	createAgent,
-	listAll,
-} from './helpers.cts';
+	usNumberIn,
+} from '../support/fixtures.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { AGENT_FIELDS, AGENT_LIST_FIELDS, compareNewestFirst } from './helpers.cts';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox();
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-
-const FUNCTION_TOOL = {
-	type: 'function',
-	function: {
-		name: 'check_order',
-		description: 'Looks up an order',
-		parameters: {
-			type: 'object',
-			properties: { order_id: { type: 'string' } },
-			required: ['order_id'],
-		},
-	},
-};
+const sandbox = useSandbox();
 
 /** What a new agent has for every setting it is not given. */
 const DEFAULT_SETTINGS = {
@@ -94,7 +74,7 @@ describe('POST /agent creates an agent', () => {
 		expect(Object.keys(body).sort()).toEqual(AGENT_FIELDS);
 		expect(body).toMatchObject({ name: 'Reception', ...DEFAULT_SETTINGS });
 		expect(body.id).toEqual(expect.any(String));
-		expect(body.phone_number).toMatch(/^\+1212\d{7}$/);
+		expect(body.phone_number).toMatch(usNumberIn('212'));
 		expect(body.created_at).toMatch(ISO_TIMESTAMP);
 		expect(body.updated_at).toBe(body.created_at);
 	});
@@ -164,7 +144,7 @@ describe('POST /agent creates an agent', () => {
 		const numbers = new Set<string>();
 		for (let i = 0; i < 40; i++) {
 			const agent = await createAgent(sandbox, { name: `Agent ${i}`, area_code: '617' });
-			expect(agent.phone_number).toMatch(/^\+1617\d{7}$/);
+			expect(agent.phone_number).toMatch(usNumberIn('617'));
 			numbers.add(agent.phone_number);
 		}
 		expect(numbers.size).toBe(40);

@@ -1,15 +1,9 @@
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { createAgent, listAll, placeCall } from './helpers.cts';
+import { createAgent, listAll, placeCall } from '../support/api.cts';
+import { useSandbox } from '../support/sandbox.cts';
 
-let sandbox: TestSandbox;
 const KEY_A = 'key-account-a';
 const KEY_B = 'key-account-b';
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: [KEY_A, KEY_B] });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ apiKeys: [KEY_A, KEY_B] });
 
 const ENDPOINTS: [string, string, Record<string, string>][] = [
 	['POST', '/agent', {}],

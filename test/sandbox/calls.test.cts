@@ -1,30 +1,16 @@
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import {
-	CALL_CONTEXT_FIELDS,
-	CALL_FIELDS,
-	CALL_LIST_FIELDS,
-	ISO_TIMESTAMP,
-	createAgent,
-	placeCall,
-	waitFor,
-} from './helpers.cts';
+import { createAgent, placeCall } from '../support/api.cts';
+import { ISO_TIMESTAMP, transcriptText } from '../support/fixtures.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { waitFor } from '../support/wait.cts';
+import { CALL_CONTEXT_FIELDS, CALL_FIELDS, CALL_LIST_FIELDS } from './helpers.cts';
 
-let sandbox: TestSandbox;
+// Calls last a minute unless a test completes them, so no call ends while a test looks at it.
+const sandbox = useSandbox({ callDurationMs: 60_000 });
 let agent: any;
 
-beforeAll(async () => {
-	// Calls last a minute unless a test completes them, so no call ends while a test looks at it.
-	sandbox = await startTestSandbox({ callDurationMs: 60_000 });
-});
-afterAll(() => sandbox.close());
 beforeEach(async () => {
-	await sandbox.reset();
 	agent = await createAgent(sandbox, { name: 'Caller', initial_message: 'Hello from the clinic.' });
 });
-
-function transcriptText(call: { transcript: { text: string }[] }): string {
-	return call.transcript.map((entry) => entry.text).join('\n');
-}
 
 describe('POST /call', () => {
 	test('starts a call in progress and answers it in the GET /call shape', async () => {
@@ -292,14 +278,13 @@ describe('POST /_sandbox/calls/{id}/complete', () => {
 });
 
 describe('calls end by themselves after callDurationMs', () => {
-	let quick: TestSandbox;
+	// Not reset between tests: they share the agent.
+	const quick = useSandbox({ callDurationMs: 150 }, { reset: false });
 	let quickAgent: any;
 
 	beforeAll(async () => {
-		quick = await startTestSandbox({ callDurationMs: 150 });
 		quickAgent = await createAgent(quick, { name: 'Quick' });
 	});
-	afterAll(() => quick.close());
 
 	async function waitUntilEnded(id: string) {
 		return waitFor(`call ${id} to end`, async () => {

@@ -1,26 +1,15 @@
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import {
-	CALL_FIELDS,
-	ISO_TIMESTAMP,
-	closedPortUrl,
-	createAgent,
-	placeCall,
-	sleep,
-	startReceiver,
-	waitFor,
-	type WebhookReceiver,
-} from './helpers.cts';
+import { createAgent, placeCall } from '../support/api.cts';
+import { ISO_TIMESTAMP } from '../support/fixtures.cts';
+import { startTestSandbox, useSandbox } from '../support/sandbox.cts';
+import { closedPortUrl, startReceiver, type WebhookReceiver } from '../support/servers.cts';
+import { sleep, waitFor } from '../support/wait.cts';
+import { CALL_FIELDS } from './helpers.cts';
 
 const RETRY_DELAY_MS = 20;
-let sandbox: TestSandbox;
+const sandbox = useSandbox({ callDurationMs: 60_000, webhookRetryDelayMs: RETRY_DELAY_MS });
 let receiver: WebhookReceiver;
 
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ callDurationMs: 60_000, webhookRetryDelayMs: RETRY_DELAY_MS });
-});
-afterAll(() => sandbox.close());
 beforeEach(async () => {
-	await sandbox.reset();
 	receiver = await startReceiver();
 });
 afterEach(() => receiver.close());
@@ -165,7 +154,7 @@ describe('retries', () => {
 	});
 
 	test('network errors are retried and recorded with status null and the error', async () => {
-		const url = await closedPortUrl();
+		const url = await closedPortUrl('/hook');
 		const agent = await createAgent(sandbox, { name: 'Nowhere', webhook: url });
 		const call = await placeCall(sandbox, agent);
 
@@ -278,7 +267,7 @@ describe('POST /_sandbox/calls/{id}/events', () => {
 	test('answers status null when the webhook cannot be reached', async () => {
 		const agent = await createAgent(sandbox, {
 			name: 'Unreachable',
-			webhook: await closedPortUrl(),
+			webhook: await closedPortUrl('/hook'),
 		});
 		const call = await placeCall(sandbox, agent);
 

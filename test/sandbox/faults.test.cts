@@ -1,13 +1,8 @@
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { createAgent, listAll, sleep } from './helpers.cts';
+import { createAgent, listAll } from '../support/api.cts';
+import { startTestSandbox, useSandbox } from '../support/sandbox.cts';
+import { sleep } from '../support/wait.cts';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ apiKeys: ['key-one', 'key-two'], callDurationMs: 60_000 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ apiKeys: ['key-one', 'key-two'], callDurationMs: 60_000 });
 
 /** The message of the error a request fails with when it gets no HTTP answer (socket reset). */
 async function networkError(request: Promise<unknown>): Promise<string> {

@@ -1,17 +1,9 @@
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { compareNewestFirst, createAgent, listAll, placeCall } from './helpers.cts';
+import { createAgent, listAll, placeCall } from '../support/api.cts';
+import { ids } from '../support/fixtures.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { compareNewestFirst } from './helpers.cts';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({ callDurationMs: 60_000 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-
-function ids(items: { id: string }[]): string[] {
-	return items.map((item) => item.id);
-}
+const sandbox = useSandbox({ callDurationMs: 60_000 });
 
 function expectNewestFirst(items: { id: string; created_at: string }[]) {
 	expect(ids(items)).toEqual(ids([...items].sort(compareNewestFirst)));

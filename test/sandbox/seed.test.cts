@@ -1,26 +1,12 @@
 import { startSandbox } from '../../sandbox/index.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import {
-	ISO_TIMESTAMP,
-	createAgent,
-	getJson,
-	listAll,
-	sleep,
-	startReceiver,
-	waitFor,
-	type WebhookReceiver,
-} from './helpers.cts';
+import { createAgent, listAll } from '../support/api.cts';
+import { ISO_TIMESTAMP } from '../support/fixtures.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { startReceiver, type WebhookReceiver } from '../support/servers.cts';
+import { sleep, waitFor } from '../support/wait.cts';
+import { getJson } from './helpers.cts';
 
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({
-		apiKeys: ['first-key', 'second-key'],
-		callDurationMs: 60_000,
-	});
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ apiKeys: ['first-key', 'second-key'], callDurationMs: 60_000 });
 
 /** POST /_sandbox/seed, which must answer 200: its summary. */
 async function seed(body: Record<string, unknown>) {

@@ -1,18 +1,10 @@
 import { startSandbox } from '../../sandbox/index.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { ISO_TIMESTAMP, createAgent, listAll, placeCall } from './helpers.cts';
+import { createAgent, listAll, placeCall } from '../support/api.cts';
+import { ISO_TIMESTAMP } from '../support/fixtures.cts';
+import { useSandbox } from '../support/sandbox.cts';
 
 const ONE_MIB = 1024 * 1024;
-let sandbox: TestSandbox;
-
-beforeAll(async () => {
-	sandbox = await startTestSandbox({
-		apiKeys: ['first-key', 'second-key'],
-		callDurationMs: 60_000,
-	});
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
+const sandbox = useSandbox({ apiKeys: ['first-key', 'second-key'], callDurationMs: 60_000 });
 
 describe('HTTP', () => {
 	test('answers JSON', async () => {

@@ -1,7 +1,7 @@
 /**
- * Runs the package's nodes inside n8n-core's real execution engine: the package is loaded by n8n's
- * own PackageDirectoryLoader from the built `dist/`, workflows run through WorkflowExecute, and the
- * credential's generic authentication is applied by resolving its expressions, as n8n does.
+ * The package inside n8n-core's real engine: loaded by n8n's own PackageDirectoryLoader from the built
+ * `dist/`, with the credential's generic authentication applied by resolving its expressions, as n8n
+ * does. node.cts runs the Voice Agent node on it; trigger.cts drives the trigger.
  */
 import * as path from 'node:path';
 
@@ -11,28 +11,33 @@ process.env.N8N_LOG_LEVEL ??= 'silent';
 if (!process.env.N8N_USER_FOLDER)
 	throw new Error('N8N_USER_FOLDER is not set: run the tests through Jest');
 
-import { ExecutionLifecycleHooks, PackageDirectoryLoader, WorkflowExecute } from 'n8n-core';
+import { ExecutionLifecycleHooks, PackageDirectoryLoader } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentialType,
 	IDataObject,
 	IHttpRequestOptions,
 	INode,
-	INodeExecutionData,
 	INodeType,
 	INodeTypes,
-	IRun,
-	IRunExecutionData,
 	IWorkflowExecuteAdditionalData,
 	IVersionedNodeType,
-	INodeParameters,
-	WorkflowExecuteMode,
 } from 'n8n-workflow';
 import { ICredentialsHelper, Workflow } from 'n8n-workflow';
 
 export const PACKAGE_NAME = 'n8n-nodes-voice-agent';
 export const CREDENTIAL_NAME = 'voiceAgentApi';
 const PACKAGE_DIR = path.resolve(__dirname, '../..');
+
+/** A node's reference to its Voice Agent credential, as a saved workflow holds it. */
+export function nodeCredentials(): INode['credentials'] {
+	return { [CREDENTIAL_NAME]: { id: '1', name: 'Voice Agent account' } };
+}
+
+/** A resource locator parameter (e.g. the agent), as n8n stores the user's choice. */
+export function rl(value: string, mode: 'id' | 'list' | 'phoneNumber' = 'id') {
+	return { __rl: true, mode, value };
+}
 
 export interface LoadedPackage {
 	nodeTypes: INodeTypes;
@@ -185,90 +190,4 @@ export function additionalDataFor(
 			throw new Error('No task runner in these tests');
 		},
 	} as unknown as IWorkflowExecuteAdditionalData;
-}
-
-export interface NodeRun {
-	/** Items of the node's first output, in order. */
-	items: INodeExecutionData[];
-	/** The error that stopped the node, if any. */
-	error?: Error & { description?: string | null; context?: IDataObject; httpCode?: string | null };
-	run: IRun;
-}
-
-export interface RunNodeOptions {
-	parameters: INodeParameters;
-	credentials: VoiceAgentCredentials;
-	input?: IDataObject[];
-	/** n8n's "On Error: Continue" setting. */
-	continueOnFail?: boolean;
-	type?: string;
-	mode?: WorkflowExecuteMode;
-}
-
-export const NODE_NAME = 'Voice Agent';
-
-/** Runs one node of the package over the given input items, in a real workflow execution. */
-export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
-	const pkg = await loadPackage();
-	const node: INode = {
-		id: 'b5f9d2c6-0000-4000-8000-000000000001',
-		name: NODE_NAME,
-		type: options.type ?? `${PACKAGE_NAME}.voiceAgent`,
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: options.parameters,
-		credentials: { [CREDENTIAL_NAME]: { id: '1', name: 'Voice Agent account' } },
-		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
-	};
-	const workflow = new Workflow({
-		id: 'test-workflow',
-		name: 'Test',
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes: pkg.nodeTypes,
-		settings: {},
-	});
-	const mode = options.mode ?? 'manual';
-	const hooks = new ExecutionLifecycleHooks(mode, 'test-execution', {
-		id: 'test-workflow',
-		name: 'Test',
-		nodes: [node],
-		connections: {},
-		active: false,
-		settings: {},
-		createdAt: new Date(),
-		updatedAt: new Date(),
-		isArchived: false,
-		activeVersionId: null,
-	} as unknown as ConstructorParameters<typeof ExecutionLifecycleHooks>[2]);
-	const finished = new Promise<IRun>((resolve) => {
-		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
-	});
-
-	const input = (options.input ?? [{}]).map((json) => ({ json }));
-	const runExecutionData = {
-		startData: {},
-		resultData: { runData: {} },
-		executionData: {
-			contextData: {},
-			metadata: {},
-			nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
-			waitingExecution: {},
-			waitingExecutionSource: null,
-		},
-	} as unknown as IRunExecutionData;
-	const execution = new WorkflowExecute(
-		additionalDataFor(pkg, options.credentials, hooks),
-		mode,
-		runExecutionData,
-	);
-	await execution.processRunExecutionData(workflow);
-	const run = await finished;
-	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
-	return {
-		items: taskData?.data?.main?.[0] ?? [],
-		error: (taskData?.error ?? run.data.resultData.error) as NodeRun['error'],
-		run,
-	};
 }

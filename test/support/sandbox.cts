@@ -1,12 +1,15 @@
 /**
  * The sandbox as test suites use it: a fresh Voice Agent service on a free port, plus typed helpers for its
- * API (/v1) and its control endpoints (/_sandbox). Every suite starts its own and closes it in afterAll.
+ * API (/v1) and its control endpoints (/_sandbox). Every suite starts its own with `useSandbox`, which
+ * starts it before the suite, resets it before each test and closes it after the suite:
  *
- *   const sandbox = await startTestSandbox();
- *   const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'A', area_code: '415' } });
- *   await sandbox.close();
+ *   const sandbox = useSandbox({ callDurationMs: 60_000 });
+ *   test('...', async () => {
+ *     const { status, body } = await sandbox.api('POST', '/agent', { body: { name: 'A', area_code: '415' } });
+ *   });
  */
 import { startSandbox } from '../../sandbox/index.js';
+import { forSuite } from './lifecycle.cts';
 import type { SandboxOptions } from '../../sandbox/options.js';
 import type { FaultSettings } from '../../sandbox/faults.js';
 import type { RecordedDelivery, RecordedRequest } from '../../sandbox/logs.js';
@@ -56,6 +59,24 @@ export interface TestSandbox {
 	api<T = any>(method: string, path: string, options?: ApiRequestOptions): Promise<HttpResult<T>>;
 	/** A request to a control endpoint; `path` is relative to /_sandbox (e.g. '/reset'). */
 	control<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>>;
+}
+
+export interface UseSandboxOptions {
+	/** Reset before each test (true): false when the tests share data the suite made in beforeAll. */
+	reset?: boolean;
+}
+
+/** The suite's sandbox: started in beforeAll, reset before each test, closed in afterAll. */
+export function useSandbox(
+	options: SandboxOptions = {},
+	{ reset = true }: UseSandboxOptions = {},
+): TestSandbox {
+	return forSuite({
+		name: 'The test sandbox',
+		start: () => startTestSandbox(options),
+		close: (sandbox) => sandbox.close(),
+		reset: reset ? (sandbox) => sandbox.reset() : undefined,
+	});
 }
 
 /**

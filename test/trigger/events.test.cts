@@ -4,29 +4,21 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { agentById, post, TriggerHarness, type TriggerOptions } from '../support/trigger.cts';
+import { createAgent, getAgent, getCall, placeCall } from '../support/api.cts';
+import { CHECK_ORDER_TOOL, ISO_TIMESTAMP } from '../support/fixtures.cts';
+import { startTestSandbox, useSandbox } from '../support/sandbox.cts';
 import {
-	CHECK_ORDER_TOOL,
-	createAgent,
-	getAgent,
-	getCall,
-	ISO_TIMESTAMP,
-	placeCall,
-	splitWebhook,
-	Triggers,
-} from './helpers.cts';
+	post,
+	useTriggers,
+	type StartTriggerOptions,
+	type TriggerHarness,
+} from '../support/trigger.cts';
+import { sleep } from '../support/wait.cts';
+import { splitWebhook } from './helpers.cts';
 
-let sandbox: TestSandbox;
-const triggers = new Triggers(() => sandbox);
-
-beforeAll(async () => {
-	// Calls placed here never end by themselves; the tests end them.
-	sandbox = await startTestSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-afterEach(() => triggers.closeAll());
+// Calls placed here never end by themselves; the tests end them.
+const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
+const triggers = useTriggers(sandbox);
 
 const EVENT_FIELDS = ['call_id', 'data', 'event_type', 'timestamp'];
 
@@ -34,10 +26,7 @@ const EVENT_FIELDS = ['call_id', 'data', 'event_type', 'timestamp'];
  * An agent with a function tool, a call of it in progress (placed before the trigger, so its call_started
  * went nowhere), and an active trigger on the agent.
  */
-async function activeTrigger(
-	parameters: INodeParameters = {},
-	options: Partial<Omit<TriggerOptions, 'credentials' | 'parameters'>> = {},
-) {
+async function activeTrigger(parameters: INodeParameters = {}, options: StartTriggerOptions = {}) {
 	const agent = await createAgent(sandbox, { name: 'Orders', tools: [CHECK_ORDER_TOOL] });
 	const call = await placeCall(sandbox, agent);
 	const trigger = await triggers.start(agent.id, parameters, options);
@@ -60,7 +49,7 @@ async function deliveriesOf(callId: string) {
 
 /** Gives retries (20 ms apart in this suite) time to happen, to check that none did. */
 function settle(): Promise<void> {
-	return new Promise((resolve) => setTimeout(resolve, 200));
+	return sleep(200);
 }
 
 function only(trigger: TriggerHarness): IDataObject {
@@ -180,21 +169,16 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 
 	test('a whole call as the service plays it: call_started, tool_call, call_ended in order', async () => {
 		const shortCalls = await startTestSandbox({ callDurationMs: 600, webhookRetryDelayMs: 20 });
-		let harness: TriggerHarness | undefined;
 		try {
-			const { body: agent } = await shortCalls.api('POST', '/agent', {
-				body: { name: 'Orders', area_code: '415', tools: [CHECK_ORDER_TOOL] },
-			});
-			const trigger = await TriggerHarness.start({
-				credentials: { apiKey: shortCalls.apiKey, baseUrl: shortCalls.baseUrl },
-				parameters: { agent: agentById(agent.id) },
-			});
-			harness = trigger;
+			const agent = await createAgent(shortCalls, { name: 'Orders', tools: [CHECK_ORDER_TOOL] });
+			const trigger = await triggers.start(
+				agent.id,
+				{},
+				{ credentials: { apiKey: shortCalls.apiKey, baseUrl: shortCalls.baseUrl } },
+			);
 			await trigger.activate();
 
-			const { body: call } = await shortCalls.api('POST', '/call', {
-				body: { from: agent.phone_number, to: '+14155550123' },
-			});
+			const call = await placeCall(shortCalls, agent);
 			await trigger.waitForExecutions(3);
 
 			expect(
@@ -208,7 +192,6 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 				status: 'completed',
 			});
 		} finally {
-			await harness?.close();
 			await shortCalls.close();
 		}
 	});

@@ -3,30 +3,16 @@
  * n8n-core's HookContext against the sandbox, as n8n runs them when a workflow is activated, deactivated,
  * or listens for a test event. See test/support/trigger.cts for what is real and what stands in for n8n.
  */
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { agentById } from '../support/trigger.cts';
-import {
-	agentUpserts,
-	CHECK_ORDER_TOOL,
-	createAgent,
-	getAgent,
-	placeCall,
-	setWebhookElsewhere,
-	splitWebhook,
-	tokenBits,
-	Triggers,
-} from './helpers.cts';
+import { createAgent, getAgent, placeCall } from '../support/api.cts';
+import { CHECK_ORDER_TOOL } from '../support/fixtures.cts';
+import { rl } from '../support/n8n.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { useTriggers } from '../support/trigger.cts';
+import { agentUpserts, setWebhookElsewhere, splitWebhook, tokenBits } from './helpers.cts';
 
-let sandbox: TestSandbox;
-const triggers = new Triggers(() => sandbox);
-
-beforeAll(async () => {
-	// Calls placed here never end by themselves; the tests end them.
-	sandbox = await startTestSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
-});
-afterAll(() => sandbox.close());
-beforeEach(() => sandbox.reset());
-afterEach(() => triggers.closeAll());
+// Calls placed here never end by themselves; the tests end them.
+const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
+const triggers = useTriggers(sandbox);
 
 const THEIR_WEBHOOK = 'https://hooks.example.com/voice?token=their-secret';
 
@@ -281,7 +267,7 @@ describe('changing the agent of an active workflow', () => {
 
 		// Publishing the changed workflow: n8n removes the active version's webhooks, then adds the new ones.
 		await trigger.deactivate();
-		trigger.setParameters({ agent: agentById(second.id) });
+		trigger.setParameters({ agent: rl(second.id) });
 		await trigger.activate('update');
 
 		expect(trigger.removalErrors).toEqual([]);
@@ -299,7 +285,7 @@ describe('changing the agent of an active workflow', () => {
 describe('a credential the service rejects', () => {
 	test('activation fails saying the API key was rejected, and the agent is unchanged', async () => {
 		const agent = await createAgent(sandbox, { name: 'Orders' });
-		const trigger = await triggers.start(agent.id, {}, {}, { apiKey: 'not-a-key' });
+		const trigger = await triggers.start(agent.id, {}, { credentials: { apiKey: 'not-a-key' } });
 
 		await expect(trigger.activate()).rejects.toThrow(
 			'The Voice Agent API rejected the API key (401 Unauthorized)',

@@ -1,0 +1,109 @@
+/**
+ * The API requests tests make to set up and read the sandbox's state, and its request log. A helper that
+ * sets up or reads fails the test with the service's answer when it is not a 200. `key` acts as another
+ * account of the sandbox (its first API key by default).
+ */
+import type { HttpResult, RecordedRequest, TestSandbox } from './sandbox.cts';
+
+type Fields = Record<string, unknown>;
+
+function okBody({ status, body }: HttpResult): any {
+	expect({ status, body }).toMatchObject({ status: 200 });
+	return body;
+}
+
+/** POST /agent with exactly these fields: creates the agent, or updates the one of that name. */
+export async function upsertAgent(
+	sandbox: TestSandbox,
+	fields: Fields,
+	key?: string,
+): Promise<any> {
+	return okBody(await sandbox.api('POST', '/agent', { key, body: fields }));
+}
+
+/** Creates an agent (a random name and area code 415 unless given) and returns it. */
+export function createAgent(sandbox: TestSandbox, fields: Fields = {}, key?: string): Promise<any> {
+	const name = `Agent ${Math.random().toString(36).slice(2, 8)}`;
+	return upsertAgent(sandbox, { name, area_code: '415', ...fields }, key);
+}
+
+/** The agent as the API answers it now, or undefined when it does not exist. */
+export async function getAgent(sandbox: TestSandbox, id: string, key?: string): Promise<any> {
+	const result = await sandbox.api('GET', '/agent', { key, query: { id } });
+	return result.status === 404 ? undefined : okBody(result);
+}
+
+/** Places a call from the agent's number (to +14155550123 with a context unless given) and returns it. */
+export async function placeCall(
+	sandbox: TestSandbox,
+	agent: { phone_number: string },
+	fields: Fields = {},
+	key?: string,
+): Promise<any> {
+	const body = { from: agent.phone_number, to: '+14155550123', context: 'Test call', ...fields };
+	return okBody(await sandbox.api('POST', '/call', { key, body }));
+}
+
+/** The call as the API answers it now. */
+export async function getCall(sandbox: TestSandbox, id: string, key?: string): Promise<any> {
+	return okBody(await sandbox.api('GET', '/call', { key, query: { id } }));
+}
+
+/** Every item of a list, following cursors until the last page; checks each page's num_items. */
+export async function listAll(
+	sandbox: TestSandbox,
+	list: 'agents' | 'calls',
+	query: Record<string, string | number> = {},
+	key?: string,
+): Promise<any[]> {
+	const items: any[] = [];
+	let cursor: string | undefined;
+	for (let page = 0; page < 10_000; page++) {
+		const { status, body } = await sandbox.api('GET', `/${list}`, {
+			key,
+			query: { ...query, cursor },
+		});
+		expect(status).toBe(200);
+		expect(body.num_items).toBe(body[list].length);
+		items.push(...body[list]);
+		if (!body.cursor) return items;
+		cursor = body.cursor;
+	}
+	throw new Error('the list did not end');
+}
+
+/** Every call of the account, newest first, read in pages of 100. */
+export function allCalls(
+	sandbox: TestSandbox,
+	query: Record<string, string> = {},
+	key?: string,
+): Promise<any[]> {
+	return listAll(sandbox, 'calls', { limit: 100, ...query }, key);
+}
+
+export interface WireRequest {
+	method: string;
+	/** Relative to /v1, e.g. "/calls". */
+	path: string;
+	query: Record<string, string | string[]>;
+	body: unknown;
+	status: number | null;
+}
+
+/** The API requests the sandbox received (control requests are not logged), oldest first. */
+export async function wire(sandbox: TestSandbox): Promise<WireRequest[]> {
+	return (await sandbox.requests()).map((request: RecordedRequest) => ({
+		method: request.method,
+		path: request.path.replace(/^\/v1/, ''),
+		query: request.query,
+		body: request.body,
+		status: request.status,
+	}));
+}
+
+/** "METHOD /path status" of each request, the compact form for order assertions. */
+export async function wireLines(sandbox: TestSandbox): Promise<string[]> {
+	return (await wire(sandbox)).map(
+		(request) => `${request.method} ${request.path} ${request.status}`,
+	);
+}

@@ -1,0 +1,142 @@
+/**
+ * Runs the Voice Agent node in n8n-core's real WorkflowExecute: a one-node workflow over the given input
+ * items, its credential pointing at a test sandbox unless the test overrides it.
+ */
+import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	IRun,
+	IRunExecutionData,
+	WorkflowExecuteMode,
+} from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+import {
+	additionalDataFor,
+	loadPackage,
+	nodeCredentials,
+	PACKAGE_NAME,
+	type VoiceAgentCredentials,
+} from './n8n.cts';
+import type { TestSandbox } from './sandbox.cts';
+
+export interface NodeRun {
+	/** Items of the node's first output, in order. */
+	items: INodeExecutionData[];
+	/** The error that stopped the node, if any. */
+	error?: Error & { description?: string | null; context?: IDataObject; httpCode?: string | null };
+	run: IRun;
+}
+
+export interface RunNodeOptions {
+	parameters: INodeParameters;
+	credentials: VoiceAgentCredentials;
+	input?: IDataObject[];
+	/** n8n's "On Error: Continue" setting. */
+	continueOnFail?: boolean;
+	type?: string;
+	mode?: WorkflowExecuteMode;
+}
+
+export const NODE_NAME = 'Voice Agent';
+
+/** Runs one node of the package over the given input items, in a real workflow execution. */
+export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
+	const pkg = await loadPackage();
+	const node: INode = {
+		id: 'b5f9d2c6-0000-4000-8000-000000000001',
+		name: NODE_NAME,
+		type: options.type ?? `${PACKAGE_NAME}.voiceAgent`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters: options.parameters,
+		credentials: nodeCredentials(),
+		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+	};
+	const workflow = new Workflow({
+		id: 'test-workflow',
+		name: 'Test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: pkg.nodeTypes,
+		settings: {},
+	});
+	const mode = options.mode ?? 'manual';
+	const hooks = new ExecutionLifecycleHooks(mode, 'test-execution', {
+		id: 'test-workflow',
+		name: 'Test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		settings: {},
+		createdAt: new Date(),
+		updatedAt: new Date(),
+		isArchived: false,
+		activeVersionId: null,
+	} as unknown as ConstructorParameters<typeof ExecutionLifecycleHooks>[2]);
+	const finished = new Promise<IRun>((resolve) => {
+		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
+	});
+
+	const input = (options.input ?? [{}]).map((json) => ({ json }));
+	const runExecutionData = {
+		startData: {},
+		resultData: { runData: {} },
+		executionData: {
+			contextData: {},
+			metadata: {},
+			nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
+			waitingExecution: {},
+			waitingExecutionSource: null,
+		},
+	} as unknown as IRunExecutionData;
+	const execution = new WorkflowExecute(
+		additionalDataFor(pkg, options.credentials, hooks),
+		mode,
+		runExecutionData,
+	);
+	await execution.processRunExecutionData(workflow);
+	const run = await finished;
+	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
+	return {
+		items: taskData?.data?.main?.[0] ?? [],
+		error: (taskData?.error ?? run.data.resultData.error) as NodeRun['error'],
+		run,
+	};
+}
+
+export interface RunOptions {
+	input?: Record<string, unknown>[];
+	continueOnFail?: boolean;
+	/** Overrides the credential (e.g. a wrong key, or a Base URL where nothing listens). */
+	apiKey?: string;
+	baseUrl?: string;
+}
+
+/** Runs the Voice Agent node with the sandbox's credential. */
+export function runWith(
+	sandbox: TestSandbox,
+	parameters: INodeParameters,
+	options: RunOptions = {},
+): Promise<NodeRun> {
+	return runNode({
+		parameters,
+		credentials: {
+			apiKey: options.apiKey ?? sandbox.apiKey,
+			baseUrl: options.baseUrl ?? sandbox.baseUrl,
+		},
+		input: options.input as IDataObject[] | undefined,
+		continueOnFail: options.continueOnFail,
+	});
+}
+
+/** The items' JSON, failing the test with the node's error when the run failed. */
+export function jsonOf(run: NodeRun): any[] {
+	if (run.error)
+		throw new Error(`The node failed: ${run.error.message} (${run.error.description ?? ''})`);
+	return run.items.map((item) => item.json);
+}

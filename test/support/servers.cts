@@ -1,0 +1,117 @@
+/**
+ * Stand-in servers on 127.0.0.1 for what the sandbox cannot play: a webhook receiver for the sandbox's
+ * events, a service that never ends its pages, and an address where nothing listens.
+ */
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+import { waitFor } from './wait.cts';
+
+export interface LocalServer {
+	/** http://127.0.0.1:PORT */
+	origin: string;
+	close(): Promise<void>;
+}
+
+/** Listens on a free loopback port; closing drops open connections. */
+export async function listen(server: http.Server): Promise<LocalServer> {
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	return {
+		origin,
+		close: () =>
+			new Promise<void>((resolve) => {
+				if (!server.listening) return resolve();
+				server.close(() => resolve());
+				server.closeAllConnections();
+			}),
+	};
+}
+
+/** A loopback URL with this path where nothing listens (connection refused). */
+export async function closedPortUrl(path: string): Promise<string> {
+	const local = await listen(http.createServer());
+	await local.close();
+	return `${local.origin}${path}`;
+}
+
+/** A stand-in service whose GET /v1/calls always answers one call and the same cursor. */
+export async function startRepeatingCursorServer(): Promise<LocalServer & { requests: string[] }> {
+	const requests: string[] = [];
+	let served = 0;
+	const server = http.createServer((request, response) => {
+		requests.push(`${request.method} ${request.url}`);
+		served++;
+		const body = JSON.stringify({
+			num_items: 1,
+			cursor: 'c_same',
+			calls: [
+				{
+					id: `call_${served}`,
+					agent_id: 'agt_1',
+					client_number: '+14155550123',
+					context: '',
+					status: 'completed',
+					created_at: '2026-01-01T00:00:00.000Z',
+				},
+			],
+		});
+		response.writeHead(200, { 'content-type': 'application/json' });
+		response.end(body);
+	});
+	const local = await listen(server);
+	return { ...local, requests };
+}
+
+export interface ReceivedRequest {
+	method: string;
+	url: string;
+	headers: http.IncomingHttpHeaders;
+	body: any;
+}
+
+/** An HTTP server that stands in for a webhook receiver and records what it received. */
+export interface WebhookReceiver {
+	/** http://127.0.0.1:PORT */
+	url: string;
+	received: ReceivedRequest[];
+	/** Status codes of the next answers, in order; after them it answers `defaultStatus`. */
+	statuses: number[];
+	defaultStatus: number;
+	responseBody: string;
+	/** Resolves with the requests once at least `count` arrived. */
+	waitForCount(count: number): Promise<ReceivedRequest[]>;
+	close(): Promise<void>;
+}
+
+export async function startReceiver(): Promise<WebhookReceiver> {
+	const server = http.createServer((request, response) => {
+		const chunks: Buffer[] = [];
+		request.on('data', (chunk: Buffer) => chunks.push(chunk));
+		request.on('end', () => {
+			const text = Buffer.concat(chunks).toString('utf8');
+			receiver.received.push({
+				method: request.method ?? '',
+				url: request.url ?? '',
+				headers: request.headers,
+				body: JSON.parse(text),
+			});
+			response.statusCode = receiver.statuses.shift() ?? receiver.defaultStatus;
+			response.end(receiver.responseBody);
+		});
+	});
+	const local = await listen(server);
+	const receiver: WebhookReceiver = {
+		url: local.origin,
+		received: [],
+		statuses: [],
+		defaultStatus: 200,
+		responseBody: 'ok',
+		waitForCount: (count) =>
+			waitFor(`${count} webhook requests`, () =>
+				receiver.received.length >= count ? receiver.received : undefined,
+			),
+		close: local.close,
+	};
+	return receiver;
+}
