@@ -8,6 +8,7 @@ const { WebhookDispatcher } = require('./webhooks');
 const { CallSimulator } = require('./simulation');
 const { FaultInjector } = require('./faults');
 const { TokenBuckets } = require('./rateLimit');
+const { TrafficCounter } = require('./traffic');
 const { createApiRoutes } = require('./api');
 const { seedAccount } = require('./seed');
 
@@ -49,6 +50,7 @@ class SandboxApp {
 		this.apiRoutes = createApiRoutes({ random: this.random, simulation: this.simulation });
 		this.faults = new FaultInjector(this.random, new Set(this.apiRoutes.keys()));
 		this.rateLimits = new TokenBuckets();
+		this.traffic = new TrafficCounter();
 
 		const firstAccount = this.store.accounts.get(config.apiKeys[0]);
 		if (firstAccount)
@@ -73,7 +75,7 @@ class SandboxApp {
 		return summary;
 	}
 
-	/** POST /_sandbox/reset: empty accounts, no logs, faults or rate limits, no call in flight. */
+	/** POST /_sandbox/reset: empty accounts, no logs, faults, rate limits or traffic counts, no call in flight. */
 	reset() {
 		this.stopActivity();
 		this.store.clear();
@@ -81,6 +83,7 @@ class SandboxApp {
 		this.deliveryLog.clear();
 		this.faults.clear();
 		this.rateLimits.clear();
+		this.traffic.clear();
 		this.random.restart();
 	}
 

@@ -3,6 +3,9 @@
 
 // npm run sandbox -- [options]: runs the sandbox until SIGINT or SIGTERM.
 
+const fs = require('node:fs');
+const os = require('node:os');
+const path = require('node:path');
 const { parseArgs } = require('node:util');
 const { startSandbox } = require('./index');
 const { INTEGER_OPTIONS, DEFAULT_HOST, DEFAULT_API_KEY, isValidApiKey } = require('./options');
@@ -20,6 +23,7 @@ const USAGE = [
 	),
 	`  ${'--host HOST'.padEnd(24)}interface to listen on (default ${DEFAULT_HOST})`,
 	`  ${'--api-key KEY'.padEnd(24)}accepted API key, repeat for several accounts (default ${DEFAULT_API_KEY})`,
+	`  ${'--tls'.padEnd(24)}serve HTTPS with a self-signed certificate made at start; its file is printed`,
 	`  ${'-h, --help'.padEnd(24)}show this help`,
 	'',
 	'Control endpoints (no auth): POST /_sandbox/reset, /_sandbox/seed, /_sandbox/faults; GET /_sandbox/requests,',
@@ -44,6 +48,7 @@ function parseCommandLine(argv) {
 	const flags = {
 		host: { type: 'string' },
 		'api-key': { type: 'string', multiple: true },
+		tls: { type: 'boolean' },
 		help: { type: 'boolean', short: 'h' },
 	};
 	for (const { flag } of INTEGER_OPTIONS) flags[flag.slice(2)] = { type: 'string' };
@@ -81,7 +86,22 @@ function parseCommandLine(argv) {
 			usageError('--api-key is given twice with the same key');
 		options.apiKeys = apiKeys.map(String);
 	}
+	if (values.tls) options.tls = true;
 	return options;
+}
+
+/**
+ * Writes the certificate where clients can be told to trust it; the folder goes when the sandbox stops.
+ * @param {string} certificate PEM
+ * @returns {string} the file
+ */
+function writeCertificate(certificate) {
+	const file = path.join(
+		fs.mkdtempSync(path.join(os.tmpdir(), 'voice-agent-sandbox-')),
+		'cert.pem',
+	);
+	fs.writeFileSync(file, certificate);
+	return file;
 }
 
 async function main() {
@@ -90,7 +110,22 @@ async function main() {
 		process.stdout.write(`${USAGE}\n`);
 		return;
 	}
-	const sandbox = await startSandbox({
+	/** @type {import('./index').Sandbox | undefined} */
+	let sandbox;
+	/** @type {string | undefined} */
+	let certificateFile;
+	let stopping = false;
+	const stop = () => {
+		if (stopping) process.exit(1); // a second signal: stop at once
+		stopping = true;
+		if (certificateFile) fs.rmSync(path.dirname(certificateFile), { recursive: true, force: true });
+		(sandbox ? sandbox.close() : Promise.resolve()).then(() => process.exit(0));
+	};
+	// Before the start line: without a handler a signal kills the process outright, and a client may stop the
+	// sandbox the moment it reads that line.
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+	sandbox = await startSandbox({
 		...options,
 		log: (line) => process.stdout.write(`${line}\n`),
 	}).catch((error) => {
@@ -98,14 +133,12 @@ async function main() {
 		process.stderr.write(`Error: the sandbox could not start: ${reason}\n`);
 		process.exit(1);
 	});
-	let stopping = false;
-	const stop = () => {
-		if (stopping) process.exit(1); // a second signal: stop at once
-		stopping = true;
-		sandbox.close().then(() => process.exit(0));
-	};
-	process.on('SIGINT', stop);
-	process.on('SIGTERM', stop);
+	if (sandbox.certificate) {
+		certificateFile = writeCertificate(sandbox.certificate);
+		process.stdout.write(
+			`TLS certificate: ${certificateFile} (trust it, e.g. NODE_EXTRA_CA_CERTS=${certificateFile})\n`,
+		);
+	}
 }
 
 void main();

@@ -51,6 +51,11 @@ async function handleControl(app, method, path, body) {
 		case 'DELETE /_sandbox/requests':
 			app.requestLog.clear();
 			return ok({ cleared: true });
+		case 'GET /_sandbox/traffic':
+			return ok(app.traffic.describe());
+		case 'DELETE /_sandbox/traffic':
+			app.traffic.clear();
+			return ok({ cleared: true });
 		case 'GET /_sandbox/deliveries':
 			return ok(app.deliveryLog.entries);
 		case 'DELETE /_sandbox/deliveries':

@@ -4,6 +4,7 @@ const { once } = require('node:events');
 const { resolveOptions } = require('./options');
 const { SandboxApp } = require('./app');
 const { createHttpServer } = require('./server');
+const { selfSignedCertificate } = require('./certificate');
 
 // The public face of the sandbox: startSandbox and the types a caller needs (its options, the fault settings
 // of POST /_sandbox/faults, the entries of the request and delivery logs). Everything else is internal.
@@ -15,10 +16,12 @@ const { createHttpServer } = require('./server');
 
 /**
  * @typedef {object} Sandbox a running sandbox
- * @property {string} origin e.g. http://127.0.0.1:4010 (control endpoints live under origin + /_sandbox)
+ * @property {string} origin e.g. http://127.0.0.1:4010, or https://... with `tls` (control endpoints live under
+ *   origin + /_sandbox)
  * @property {string} baseUrl origin + /v1, the base URL a credential holds
  * @property {number} port the port it listens on (the real one when started with port 0)
  * @property {string[]} apiKeys the accepted API keys, the first one holds the start-up seed
+ * @property {string | undefined} certificate with `tls`: the self-signed certificate (PEM) a client must trust
  * @property {() => Promise<void>} close stops listening, drops open connections and cancels every timer
  */
 
@@ -41,7 +44,10 @@ function startLine(baseUrl, apiKeys) {
 async function startSandbox(options = {}) {
 	const config = resolveOptions(options);
 	const app = new SandboxApp(config);
-	const server = createHttpServer(app);
+	const tls = config.tls
+		? selfSignedCertificate(['localhost', '127.0.0.1', '::1', config.host])
+		: undefined;
+	const server = createHttpServer(app, tls);
 	server.listen(config.port, config.host);
 	try {
 		await once(server, 'listening');
@@ -52,7 +58,7 @@ async function startSandbox(options = {}) {
 	const address = server.address();
 	const port = typeof address === 'object' && address ? address.port : config.port;
 	const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-	const origin = `http://${host}:${port}`;
+	const origin = `${tls ? 'https' : 'http'}://${host}:${port}`;
 	const baseUrl = `${origin}/v1`;
 	config.log?.(startLine(baseUrl, config.apiKeys));
 
@@ -66,7 +72,8 @@ async function startSandbox(options = {}) {
 		});
 		return closing;
 	};
-	return { origin, baseUrl, port, apiKeys: [...config.apiKeys], close };
+	const certificate = tls?.cert;
+	return { origin, baseUrl, port, apiKeys: [...config.apiKeys], certificate, close };
 }
 
 module.exports = { startSandbox };

@@ -12,6 +12,7 @@
  * @property {number} [latencyMs] delay added to every API request (default 0)
  * @property {number} [callDurationMs] how long a call placed with POST /call, or seeded live, lasts before it ends by itself (default 15000)
  * @property {number} [webhookRetryDelayMs] delay between webhook delivery attempts (default 500)
+ * @property {boolean} [tls] serve HTTPS with a self-signed certificate made at start (default false: HTTP)
  * @property {(line: string) => void} [log] receives the start line ("Voice Agent sandbox listening on ...")
  */
 
@@ -27,6 +28,7 @@
  * @property {number} latencyMs
  * @property {number} callDurationMs
  * @property {number} webhookRetryDelayMs
+ * @property {boolean} tls
  * @property {((line: string) => void) | undefined} log
  */
 
@@ -156,6 +158,8 @@ function resolveOptions(options) {
 	}
 	if (new Set(apiKeys).size !== apiKeys.length)
 		throw new TypeError('apiKeys must not repeat a key');
+	if (options.tls !== undefined && typeof options.tls !== 'boolean')
+		throw new TypeError('tls must be true or false');
 	if (options.log !== undefined && typeof options.log !== 'function')
 		throw new TypeError('log must be a function');
 	return {
@@ -169,6 +173,7 @@ function resolveOptions(options) {
 		latencyMs: numbers.latencyMs,
 		callDurationMs: numbers.callDurationMs,
 		webhookRetryDelayMs: numbers.webhookRetryDelayMs,
+		tls: options.tls ?? false,
 		log: options.log,
 	};
 }

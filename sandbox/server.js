@@ -1,6 +1,7 @@
 'use strict';
 
 const http = require('node:http');
+const https = require('node:https');
 const { ApiError, errorBody } = require('./errors');
 const { isoTime } = require('./records');
 const { handleControl } = require('./control');
@@ -15,16 +16,20 @@ const { readBody, send, errorReply, answer, queryObject } = require('./httpMessa
 const CONTROL_PREFIX = '/_sandbox';
 
 /**
+ * The sandbox's server: HTTP, or HTTPS with `tls` (a key and certificate in PEM).
  * @param {SandboxApp} app
+ * @param {{ key: string, cert: string }} [tls]
  * @returns {http.Server}
  */
-function createHttpServer(app) {
-	return http.createServer((request, response) => {
+function createHttpServer(app, tls) {
+	/** @type {http.RequestListener} */
+	const listener = (request, response) => {
 		handle(app, request, response).catch((error) => {
 			if (response.headersSent) response.destroy();
 			else send(response, errorReply(error));
 		});
-	});
+	};
+	return tls ? https.createServer(tls, listener) : http.createServer(listener);
 }
 
 /**
@@ -43,7 +48,14 @@ async function handle(app, request, response) {
 		return;
 	}
 
-	const { reply, fault } = await handleApi(app, method, url, request.headers.authorization, body);
+	app.traffic.begin(request.socket);
+	const { reply, fault } = await handleApi(
+		app,
+		method,
+		url,
+		request.headers.authorization,
+		body,
+	).finally(() => app.traffic.end());
 	// Logged before answering, so a client that reads the log right after its answer finds its request.
 	app.requestLog.push({
 		method,

@@ -162,6 +162,7 @@ describe('startSandbox', () => {
 		expect(started.baseUrl).toBe(`${started.origin}/v1`);
 		expect(started.origin).toBe(`http://127.0.0.1:${started.port}`);
 		expect(started.apiKeys).toEqual(['k1', 'k2']);
+		expect(started.certificate).toBeUndefined();
 		expect(lines).toEqual([
 			`Voice Agent sandbox listening on ${started.baseUrl} (API keys: k1, k2)`,
 		]);
@@ -174,5 +175,6 @@ describe('startSandbox', () => {
 		await expect(startSandbox({ port: -1 })).rejects.toThrow(/port/);
 		await expect(startSandbox({ apiKeys: [] })).rejects.toThrow(/apiKeys/);
 		await expect(startSandbox({ callDurationMs: 0 })).rejects.toThrow(/callDurationMs/);
+		await expect(startSandbox({ tls: 'yes' as unknown as boolean })).rejects.toThrow(/tls/);
 	});
 });
