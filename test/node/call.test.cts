@@ -334,6 +334,8 @@ describe('Call: Get Many', () => {
 
 			const calls = jsonOf(run);
 			expect(calls.map((call) => call.id)).toEqual(summaries.map((call) => call.id));
+			// One read of the credential for the run, not one per request.
+			expect(run.credentialReads).toBe(1);
 			const requests = await wire(sandbox);
 			expect(requests.filter((request) => request.path === '/calls')).toHaveLength(1);
 			const fetched = requests
@@ -352,18 +354,50 @@ describe('Call: Get Many', () => {
 			expect(calls.filter((call) => call.status === 'completed').length).toBeGreaterThan(10);
 		});
 
+		test("under the service's rate limit every call is fetched, and after a 429 no request starts before its Retry-After", async () => {
+			await sandbox.seed({ agents: 1, calls: 40 });
+			// 10 requests per second: the first 10 pass at once, the other 30 need about 3 more seconds.
+			await sandbox.faults({ rate_limit_per_s: 10, match: 'GET /call' });
+			const summaries = await allCalls(sandbox);
+			await sandbox.clearRequests();
+
+			const run = await runWith(sandbox, {
+				resource: 'call',
+				operation: 'getMany',
+				returnAll: true,
+				options: { includeTranscripts: true },
+			});
+
+			const calls = jsonOf(run);
+			expect(calls.map((call) => call.id)).toEqual(summaries.map((call) => call.id));
+			expect(calls.every((call) => Array.isArray(call.transcript))).toBe(true);
+			const fetches = (await sandbox.requests()).filter((request) => request.path === '/v1/call');
+			const arrivals = fetches.map((request) => Date.parse(request.at));
+			const refusals = fetches.filter((request) => request.status === 429);
+			expect(refusals.length).toBeGreaterThan(0);
+			expect(fetches.filter((request) => request.status === 200)).toHaveLength(40);
+			// Requests already under way when a 429 comes back still arrive; nothing new starts until the
+			// Retry-After (1 s) has passed.
+			for (const refusal of refusals) {
+				const refusedAt = Date.parse(refusal.at);
+				const during = arrivals.filter((at) => at > refusedAt + 200 && at < refusedAt + 950);
+				expect(during).toEqual([]);
+			}
+		}, 30_000);
+
 		test.each([
-			{ label: '1', bound: 1, limit: 4, option: 1 },
-			{ label: '4', bound: 4, limit: 10, option: 4 },
-			{ label: '20 (the maximum)', bound: 20, limit: 80, option: 20 },
-			{ label: 'not set (default 5)', bound: 5, limit: 12, option: undefined },
+			{ label: '1', bound: 1, limit: 4, option: 1, latencyMs: 250 },
+			{ label: '4', bound: 4, limit: 10, option: 4, latencyMs: 250 },
+			{ label: '100 (the maximum)', bound: 100, limit: 250, option: 100, latencyMs: 1000 },
+			{ label: 'not set (default 50)', bound: 50, limit: 130, option: undefined, latencyMs: 500 },
 		])(
-			'Transcript Requests in Parallel $label: never more GET /call requests in flight than that, and it gets there',
-			async ({ bound, limit, option }) => {
-				await sandbox.seed({ agents: 1, calls: 80 });
-				// Each GET /call takes 250 ms, far longer than starting the next ones, so the bound is reached even on a busy
-				// machine; the limit starts at 4 and doubles per round, so 80 calls are enough to reach 20.
-				await sandbox.faults({ latency_ms: 250, match: 'GET /call' });
+			'Max Transcript Requests in Parallel $label: never more GET /call requests in flight than that, and it gets there',
+			async ({ bound, limit, option, latencyMs }) => {
+				await sandbox.seed({ agents: 1, calls: limit });
+				// Each GET /call takes far longer than starting the next ones, even a hundred of them on a busy machine, so
+				// latency does not rise and the bound is reached; the limit starts at 4 and doubles per round
+				// (4 + 8 + 16 + 32 + 64 calls reach 100).
+				await sandbox.faults({ latency_ms: latencyMs, match: 'GET /call' });
 
 				const run = await runWith(
 					sandbox,

@@ -185,5 +185,8 @@ test('performance: Return All over 20,000 calls takes exactly 200 requests and o
 				request.path === '/calls' && request.query.limit === '100' && request.status === 200,
 		),
 	).toBe(true);
+	// The credential is read and decrypted once for the run, not once per page.
+	expect(run.credentialReads).toBe(1);
+	expect(run.items.every((item) => (item.pairedItem as { item: number }).item === 0)).toBe(true);
 	console.log(`Return All over 20,000 calls: ${requests.length} requests in ${elapsedMs} ms`);
 }, 60_000);

@@ -198,7 +198,7 @@ const CASES: Case[] = [
 		'Limit must be a whole number 1 or more',
 	],
 	[
-		'Transcript Requests in Parallel 0',
+		'Max Transcript Requests in Parallel 0',
 		{
 			resource: 'call',
 			operation: 'getMany',
@@ -206,18 +206,18 @@ const CASES: Case[] = [
 			options: { includeTranscripts: true, transcriptConcurrency: V },
 		},
 		0,
-		'Transcript Requests in Parallel must be a whole number from 1 to 20',
+		'Max Transcript Requests in Parallel must be a whole number from 1 to 100',
 	],
 	[
-		'Transcript Requests in Parallel 21',
+		'Max Transcript Requests in Parallel 101',
 		{
 			resource: 'call',
 			operation: 'getMany',
 			returnAll: true,
 			options: { includeTranscripts: true, transcriptConcurrency: V },
 		},
-		21,
-		'Transcript Requests in Parallel must be a whole number from 1 to 20',
+		101,
+		'Max Transcript Requests in Parallel must be a whole number from 1 to 100',
 	],
 	// Bounds (docs/service.md, "Limits the nodes enforce"): oversized values never reach the service.
 	[

@@ -138,7 +138,11 @@ export class TestCredentialsHelper extends ICredentialsHelper {
 		return undefined;
 	}
 
+	/** How many times a credential was read and decrypted, as n8n reads it from its database. */
+	decryptions = 0;
+
 	async getDecrypted(_additionalData: unknown, _nodeCredentials: unknown, type: string) {
+		this.decryptions++;
 		const credentials = this.data[type];
 		if (!credentials) throw new Error(`No test credentials of type ${type}`);
 		return { ...credentials };

@@ -19,6 +19,7 @@ import {
 	loadPackage,
 	nodeCredentials,
 	PACKAGE_NAME,
+	type TestCredentialsHelper,
 	type VoiceAgentCredentials,
 } from './n8n.cts';
 import type { TestSandbox } from './sandbox.cts';
@@ -29,6 +30,8 @@ export interface NodeRun {
 	/** The error that stopped the node, if any. */
 	error?: Error & { description?: string | null; context?: IDataObject; httpCode?: string | null };
 	run: IRun;
+	/** How many times the credential was read and decrypted during the run. */
+	credentialReads: number;
 }
 
 export interface RunNodeOptions {
@@ -94,11 +97,8 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 			waitingExecutionSource: null,
 		},
 	} as unknown as IRunExecutionData;
-	const execution = new WorkflowExecute(
-		additionalDataFor(pkg, options.credentials, hooks),
-		mode,
-		runExecutionData,
-	);
+	const additionalData = additionalDataFor(pkg, options.credentials, hooks);
+	const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
 	await execution.processRunExecutionData(workflow);
 	const run = await finished;
 	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
@@ -106,6 +106,7 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		items: taskData?.data?.main?.[0] ?? [],
 		error: (taskData?.error ?? run.data.resultData.error) as NodeRun['error'],
 		run,
+		credentialReads: (additionalData.credentialsHelper as TestCredentialsHelper).decryptions,
 	};
 }
 

@@ -9,4 +9,10 @@ export { fanOut, type FanOutFailure, type FanOutResult } from './fanOut';
 export { cursorPages, MAX_PAGE_SIZE, paginateCursor, type CursorList } from './pagination';
 export { voiceAgentApiRequest } from './request';
 export { RETRY_BUDGETS, type RequestPurpose } from './retryPolicy';
-export type { ApiRequest, RequestObserver, RequestOptions, VoiceAgentContext } from './types';
+export type {
+	ApiRequest,
+	AttemptReport,
+	RequestObserver,
+	RequestOptions,
+	VoiceAgentContext,
+} from './types';

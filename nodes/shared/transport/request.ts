@@ -1,4 +1,9 @@
-import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
+import type {
+	ICredentialsDecrypted,
+	IDataObject,
+	IHttpRequestOptions,
+	IN8nHttpFullResponse,
+} from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../credential';
 import { cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
@@ -13,29 +18,42 @@ import {
 } from './retryPolicy';
 import type { ApiRequest, RequestOptions, VoiceAgentContext } from './types';
 
-const baseUrls = new WeakMap<object, Promise<string>>();
+/** What every request of a run needs from the credential: the Base URL and the decrypted credential. */
+interface Credential {
+	baseUrl: string;
+	decrypted: ICredentialsDecrypted;
+}
 
-async function readBaseUrl(context: VoiceAgentContext): Promise<string> {
-	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const baseUrl = typeof credentials.baseUrl === 'string' ? credentials.baseUrl.trim() : '';
+const credentials = new WeakMap<object, Promise<Credential>>();
+
+async function readCredential(context: VoiceAgentContext): Promise<Credential> {
+	const data = await context.getCredentials(CREDENTIAL_TYPE);
+	const baseUrl = typeof data.baseUrl === 'string' ? data.baseUrl.trim() : '';
 	if (!/^https?:\/\/[^\s/]+\S*$/i.test(baseUrl)) {
 		throw configurationError(
 			context,
 			'The Voice Agent API credential has no valid Base URL: set it to the API address including /v1, e.g. https://api.example.com/v1',
 		);
 	}
-	return baseUrl.replace(/\/+$/, '');
+	const { id, name } = context.getNode().credentials?.[CREDENTIAL_TYPE] ?? {};
+	return {
+		baseUrl: baseUrl.replace(/\/+$/, ''),
+		decrypted: { id: id ?? '', name: name ?? '', type: CREDENTIAL_TYPE, data },
+	};
 }
 
-/** The credential's Base URL, read once per node run rather than once per request. */
-function baseUrlFor(context: VoiceAgentContext): Promise<string> {
-	let baseUrl = baseUrls.get(context);
-	if (!baseUrl) {
-		baseUrl = readBaseUrl(context);
-		baseUrls.set(context, baseUrl);
-		baseUrl.catch(() => baseUrls.delete(context));
+/**
+ * The credential, read and decrypted once per node run rather than once per request: handed to n8n's
+ * helper with every request, it spares n8n a database read and a decryption each time.
+ */
+function credentialFor(context: VoiceAgentContext): Promise<Credential> {
+	let credential = credentials.get(context);
+	if (!credential) {
+		credential = readCredential(context);
+		credentials.set(context, credential);
+		credential.catch(() => credentials.delete(context));
 	}
-	return baseUrl;
+	return credential;
 }
 
 /**
@@ -49,9 +67,10 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 ): Promise<T> {
 	const budget = RETRY_BUDGETS[options.purpose ?? 'batch'];
 	const signal = cancelSignalOf(context);
+	const credential = await credentialFor(context);
 	const httpOptions: IHttpRequestOptions = {
 		method: request.method,
-		url: `${await baseUrlFor(context)}${request.path}`,
+		url: `${credential.baseUrl}${request.path}`,
 		qs: request.qs,
 		body: request.body,
 		json: true,
@@ -63,6 +82,7 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 	const spent: RetrySpent = { failures: 0, rateLimitWaits: 0, waitedMs: 0 };
 	for (;;) {
 		throwIfCancelled(context, signal);
+		await options.observer?.beforeAttempt?.();
 		const started = Date.now();
 		let response: IN8nHttpFullResponse | undefined;
 		let outcome: AttemptOutcome;
@@ -71,6 +91,7 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 				context,
 				CREDENTIAL_TYPE,
 				httpOptions,
+				{ credentialsDecrypted: credential.decrypted },
 			)) as IN8nHttpFullResponse;
 			outcome = {
 				kind: 'answer',
@@ -83,13 +104,14 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 		} catch (error) {
 			// The helper's error may carry the request configuration, headers included: it is never
 			// passed on, only the network error code is kept.
-			throwIfCancelled(context, signal);
 			outcome = { kind: 'network', code: networkErrorCode(error) };
 		}
 		options.observer?.onAttempt({
 			status: outcome.kind === 'answer' ? outcome.status : undefined,
 			latencyMs: Date.now() - started,
+			retryAfterMs: outcome.kind === 'answer' ? outcome.retryAfterMs : undefined,
 		});
+		throwIfCancelled(context, signal);
 		const decision = decideRetry(outcome, request.idempotent, spent, budget);
 		if (decision.retry) {
 			if (outcome.kind === 'answer' && outcome.status === 429) spent.rateLimitWaits++;

@@ -32,9 +32,21 @@ export interface ApiRequest {
 	notFound?: string;
 }
 
-/** Told about every attempt, e.g. by a fan-out that adapts its concurrency to the service. */
+/** One attempt of a request: its status (none when no answer came) and how long it took. */
+export interface AttemptReport {
+	status?: number;
+	latencyMs: number;
+	/** What a 429's Retry-After asked for. */
+	retryAfterMs?: number;
+}
+
+/**
+ * Told about every attempt, e.g. by a fan-out that adapts its concurrency to the service: it may hold
+ * an attempt back until it has a slot for it (`beforeAttempt`), and hears how each one went.
+ */
 export interface RequestObserver {
-	onAttempt(attempt: { status?: number; latencyMs: number }): void;
+	beforeAttempt?(): Promise<void>;
+	onAttempt(attempt: AttemptReport): void;
 }
 
 /** How a request is made: where it runs (its retry budget) and who watches its attempts. */

@@ -6,7 +6,11 @@ import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
 import { AdaptiveLimit } from '../../../nodes/shared/transport/adaptiveLimit';
 import { fanOut } from '../../../nodes/shared/transport/fanOut';
-import type { RequestObserver, VoiceAgentContext } from '../../../nodes/shared/transport/types';
+import type {
+	AttemptReport,
+	RequestObserver,
+	VoiceAgentContext,
+} from '../../../nodes/shared/transport/types';
 
 const node: INode = {
 	id: 'n1',
@@ -28,19 +32,36 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const apiError = (httpCode: string) =>
 	new NodeApiError(node, { httpCode } as JsonObject, { message: `failed ${httpCode}`, httpCode });
 
-/** A task that records how many of its calls run at once, and reports a 200 after `ms`. */
+/**
+ * A task that sends one request the way the request loop does: it asks the observer for a slot before
+ * each attempt, reports each attempt, and waits out a 429's Retry-After before the next. It records how
+ * many attempts are on the wire at once and when each starts. `answer` says how an attempt goes.
+ */
 function tracked(
-	work: (item: number, observer: RequestObserver) => Promise<unknown> = async () => {},
+	answer: (item: number, attempt: number) => Promise<AttemptReport | Error> = async () => ({
+		status: 200,
+		latencyMs: 5,
+	}),
 ) {
-	const stats = { inFlight: 0, max: 0, calls: [] as number[] };
+	const stats = { onWire: 0, max: 0, calls: [] as number[], starts: [] as Array<[number, number]> };
 	const task = async (item: number, observer: RequestObserver) => {
 		stats.calls.push(item);
-		stats.inFlight++;
-		stats.max = Math.max(stats.max, stats.inFlight);
-		try {
-			return await work(item, observer);
-		} finally {
-			stats.inFlight--;
+		for (let attempt = 1; ; attempt++) {
+			await observer.beforeAttempt?.();
+			stats.starts.push([item, Date.now()]);
+			stats.onWire++;
+			stats.max = Math.max(stats.max, stats.onWire);
+			const outcome = await answer(item, attempt).finally(() => stats.onWire--);
+			if (outcome instanceof Error) {
+				observer.onAttempt({ status: Number(outcome.message.slice(-3)), latencyMs: 5 });
+				throw outcome;
+			}
+			observer.onAttempt(outcome);
+			if (outcome.status === 429) {
+				await pause(outcome.retryAfterMs ?? 0);
+				continue;
+			}
+			return `r${item}`;
 		}
 	};
 	return { task, stats };
@@ -48,12 +69,13 @@ function tracked(
 
 const items = (n: number) => Array.from({ length: n }, (_, index) => index);
 
+const ok = (latencyMs = 5): AttemptReport => ({ status: 200, latencyMs });
+
 describe('fanOut', () => {
 	test('keeps the order of the items although later ones finish first', async () => {
-		const { task } = tracked(async (item, observer) => {
+		const { task } = tracked(async (item) => {
 			await pause(((item * 7) % 11) * 2);
-			observer.onAttempt({ status: 200, latencyMs: 5 });
-			return `r${item}`;
+			return ok();
 		});
 		const { results, failures } = await fanOut(stubContext(), items(40), task, {
 			maxConcurrency: 6,
@@ -63,11 +85,11 @@ describe('fanOut', () => {
 	});
 
 	test.each([1, 3, 8])(
-		'never more than the maximum (%i) in flight, and reaches it',
+		'never more than the maximum (%i) requests on the wire, and reaches it',
 		async (max) => {
-			const { task, stats } = tracked(async (_item, observer) => {
+			const { task, stats } = tracked(async () => {
 				await pause(5);
-				observer.onAttempt({ status: 200, latencyMs: 5 });
+				return ok();
 			});
 			await fanOut(stubContext(), items(60), task, { maxConcurrency: max });
 			expect(stats.max).toBe(max);
@@ -76,10 +98,7 @@ describe('fanOut', () => {
 	);
 
 	test('one failure never discards the others: it is returned per item', async () => {
-		const { task } = tracked(async (item) => {
-			if (item === 3) throw apiError('404');
-			return item;
-		});
+		const { task } = tracked(async (item) => (item === 3 ? apiError('404') : ok()));
 		const { results, failures } = await fanOut(stubContext(), items(10), task, {
 			maxConcurrency: 4,
 		});
@@ -90,48 +109,74 @@ describe('fanOut', () => {
 	});
 
 	test('transient failures get a later pass, and what then works is kept', async () => {
-		const attempts = new Map<number, number>();
+		const passes = new Map<number, number>();
 		const { task } = tracked(async (item) => {
-			const n = (attempts.get(item) ?? 0) + 1;
-			attempts.set(item, n);
-			if (item % 5 === 0 && n === 1) throw apiError('500');
-			return item;
+			const n = (passes.get(item) ?? 0) + 1;
+			passes.set(item, n);
+			return item % 5 === 0 && n === 1 ? apiError('500') : ok();
 		});
 		const { results, failures } = await fanOut(stubContext(), items(20), task, {
 			maxConcurrency: 4,
 			laterPassDelayMs: 10,
 		});
 		expect(failures).toEqual([]);
-		expect(results).toEqual(items(20));
-		expect([...attempts.entries()].filter(([, n]) => n === 2).map(([item]) => item)).toEqual([
+		expect(results).toEqual(items(20).map((n) => `r${n}`));
+		expect([...passes.entries()].filter(([, n]) => n === 2).map(([item]) => item)).toEqual([
 			0, 5, 10, 15,
 		]);
 	});
 
 	test('a final failure gets no later pass', async () => {
-		let calls = 0;
-		await fanOut(
-			stubContext(),
-			[1],
-			async () => {
-				calls++;
-				throw apiError('404');
-			},
-			{ maxConcurrency: 2, laterPassDelayMs: 10 },
-		);
-		expect(calls).toBe(1);
+		const { task, stats } = tracked(async () => apiError('404'));
+		await fanOut(stubContext(), [1], task, { maxConcurrency: 2, laterPassDelayMs: 10 });
+		expect(stats.calls).toEqual([1]);
+	});
+
+	test('a request waiting out a Retry-After holds no slot, and nothing starts before it is over', async () => {
+		// Item 0 is refused once with Retry-After: 80 ms; everything else succeeds at once.
+		const { task, stats } = tracked(async (item, attempt) => {
+			await pause(5);
+			return item === 0 && attempt === 1 ? { status: 429, latencyMs: 5, retryAfterMs: 80 } : ok();
+		});
+		const started = Date.now();
+		const { results, failures } = await fanOut(stubContext(), items(12), task, {
+			maxConcurrency: 1,
+		});
+		expect(failures).toEqual([]);
+		expect(results).toEqual(items(12).map((n) => `r${n}`));
+		// One slot: the refused attempt gave it back, the pause held every start, then the retry went first.
+		const [first, retry, ...rest] = stats.starts;
+		expect(first[0]).toBe(0);
+		expect(retry[0]).toBe(0);
+		expect(retry[1] - started).toBeGreaterThanOrEqual(80);
+		expect(rest.map(([item]) => item)).toEqual(items(12).slice(1));
+		expect(stats.max).toBe(1);
+	});
+
+	test('every request refused at once: all wait, then all finish (no slot is lost)', async () => {
+		const { task, stats } = tracked(async (_item, attempt) => {
+			await pause(2);
+			return attempt === 1 ? { status: 429, latencyMs: 2, retryAfterMs: 20 } : ok(2);
+		});
+		const { results, failures } = await fanOut(stubContext(), items(9), task, {
+			maxConcurrency: 3,
+			initialConcurrency: 3,
+		});
+		expect(failures).toEqual([]);
+		expect(results).toEqual(items(9).map((n) => `r${n}`));
+		expect(stats.max).toBeLessThanOrEqual(3);
 	});
 
 	test('a rejected API key stops everything at once', async () => {
 		const { task, stats } = tracked(async () => {
 			await pause(5);
-			throw apiError('401');
+			return apiError('401');
 		});
 		await expect(fanOut(stubContext(), items(100), task, { maxConcurrency: 2 })).rejects.toThrow(
 			'failed 401',
 		);
 		expect(stats.calls.length).toBeLessThanOrEqual(2);
-		expect(stats.inFlight).toBe(0);
+		expect(stats.onWire).toBe(0);
 	});
 
 	test('a cancelled execution starts nothing more and throws', async () => {
@@ -139,11 +184,28 @@ describe('fanOut', () => {
 		const { task, stats } = tracked(async (item) => {
 			await pause(5);
 			if (item === 2) controller.abort();
+			return ok();
 		});
 		await expect(
 			fanOut(stubContext(controller.signal), items(50), task, { maxConcurrency: 2 }),
 		).rejects.toThrow('The execution was cancelled');
 		expect(stats.calls.length).toBeLessThanOrEqual(4);
+	});
+
+	test('cancelled while requests wait for a slot: they are released with the cancellation', async () => {
+		const controller = new AbortController();
+		const { task, stats } = tracked(async (item, attempt) => {
+			await pause(5);
+			if (item === 1 && attempt === 1) setTimeout(() => controller.abort(), 30);
+			return attempt === 1 ? { status: 429, latencyMs: 5, retryAfterMs: 10 } : ok();
+		});
+		await expect(
+			fanOut(stubContext(controller.signal), items(40), task, {
+				maxConcurrency: 2,
+				initialConcurrency: 2,
+			}),
+		).rejects.toThrow('The execution was cancelled');
+		expect(stats.calls.length).toBeLessThan(40);
 	});
 
 	test('no items: no calls', async () => {
@@ -157,16 +219,16 @@ describe('fanOut', () => {
 });
 
 describe('AdaptiveLimit', () => {
-	const ok = (limit: AdaptiveLimit, times: number, latencyMs = 20) => {
+	const succeed = (limit: AdaptiveLimit, times: number, latencyMs = 20) => {
 		for (let n = 0; n < times; n++) limit.onAttempt({ status: 200, latencyMs });
 	};
 
 	test('grows while answers are fast and successful, up to its maximum', () => {
 		const limit = new AdaptiveLimit(20);
 		expect(limit.limit).toBe(4);
-		ok(limit, 8);
+		succeed(limit, 8);
 		expect(limit.limit).toBe(12);
-		ok(limit, 100);
+		succeed(limit, 100);
 		expect(limit.limit).toBe(20);
 	});
 
@@ -176,9 +238,9 @@ describe('AdaptiveLimit', () => {
 		limit.onAttempt({ status: 429, latencyMs: 5 });
 		limit.onAttempt({ status: 429, latencyMs: 5 });
 		expect(limit.limit).toBe(8);
-		ok(limit, 8);
+		succeed(limit, 8);
 		expect(limit.limit).toBe(9);
-		ok(limit, 9);
+		succeed(limit, 9);
 		expect(limit.limit).toBe(10);
 	});
 
@@ -186,18 +248,39 @@ describe('AdaptiveLimit', () => {
 		const limit = new AdaptiveLimit(20, 16);
 		limit.onAttempt({ status: 503, latencyMs: 5 });
 		expect(limit.limit).toBe(8);
-		ok(limit, 40);
+		succeed(limit, 40);
 		const before = limit.limit;
 		limit.onAttempt({ latencyMs: 5 });
 		expect(limit.limit).toBe(Math.floor(before / 2));
 	});
 
-	test('shrinks when latency rises well above the fastest seen', () => {
+	test('lowers by a quarter when latency rises well above the fastest seen (requests queueing)', () => {
 		const limit = new AdaptiveLimit(20, 16);
-		ok(limit, 5, 20);
-		for (let n = 0; n < 30 && limit.limit >= 16; n++)
-			limit.onAttempt({ status: 200, latencyMs: 900 });
-		expect(limit.limit).toBeLessThan(16);
+		succeed(limit, 5, 20);
+		const before = limit.limit;
+		for (let n = 0; n < 30 && limit.limit >= before; n++)
+			limit.onAttempt({ status: 200, latencyMs: 120 });
+		expect(limit.limit).toBe(Math.floor(before * 0.75));
+	});
+
+	test('a slower but steady service is no reason to shrink', () => {
+		const limit = new AdaptiveLimit(20, 4);
+		succeed(limit, 100, 300);
+		expect(limit.limit).toBe(20);
+	});
+
+	test('a 429 pauses new attempts for its Retry-After', () => {
+		let now = 1_000;
+		const limit = new AdaptiveLimit(20, 8, () => now);
+		expect(limit.pauseMs).toBe(0);
+		limit.onAttempt({ status: 429, latencyMs: 5, retryAfterMs: 2_000 });
+		expect(limit.pauseMs).toBe(2_000);
+		now += 1_500;
+		expect(limit.pauseMs).toBe(500);
+		now += 600;
+		expect(limit.pauseMs).toBe(0);
+		limit.onAttempt({ status: 503, latencyMs: 5 });
+		expect(limit.pauseMs).toBe(0);
 	});
 
 	test('never below 1', () => {

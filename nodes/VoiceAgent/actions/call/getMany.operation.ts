@@ -7,7 +7,9 @@ import { listLimit } from '../../../shared/parameters';
 import { fanOut } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 
-const MAX_TRANSCRIPT_CONCURRENCY = 20;
+/** The most GET /call requests a user may allow in flight, and how many the node allows unless told. */
+const MAX_TRANSCRIPT_CONCURRENCY = 100;
+const DEFAULT_TRANSCRIPT_CONCURRENCY = 50;
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -42,12 +44,13 @@ const properties: INodeProperties[] = [
 				'Whether to fetch each call in full (transcript, duration, end time): one extra request per call',
 		},
 		{
-			displayName: 'Transcript Requests in Parallel',
+			displayName: 'Max Transcript Requests in Parallel',
 			name: 'transcriptConcurrency',
 			type: 'number',
 			typeOptions: { minValue: 1, maxValue: MAX_TRANSCRIPT_CONCURRENCY },
-			default: 5,
-			description: 'How many calls are fetched at once when including transcripts',
+			default: DEFAULT_TRANSCRIPT_CONCURRENCY,
+			description:
+				'The most calls fetched at once when including transcripts. The node starts with a few and adapts: more while the service answers quickly, fewer when it slows down or rate-limits (429).',
 			displayOptions: { show: { includeTranscripts: [true] } },
 		},
 	]),
@@ -72,8 +75,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const concurrency =
 		options.includeTranscripts === true
 			? validate.integer(
-					options.transcriptConcurrency ?? 5,
-					'Transcript Requests in Parallel',
+					options.transcriptConcurrency ?? DEFAULT_TRANSCRIPT_CONCURRENCY,
+					'Max Transcript Requests in Parallel',
 					1,
 					MAX_TRANSCRIPT_CONCURRENCY,
 				)
