@@ -1,0 +1,96 @@
+'use strict';
+
+// An n8n external hook file (EXTERNAL_HOOK_FILES) for the benchmark. Around each workflow run it samples
+// the JavaScript memory in use (V8 heap and buffers); after the run n8n hands it the whole run, and it
+// appends one JSON line to VOICE_AGENT_BENCH_RESULTS: the run's tag (the benchmark posts it to the
+// workflow's webhook), what n8n recorded per node (`executionTime`, items output) and the memory the run
+// added at its peak. With VOICE_AGENT_BENCH_PROFILE=<folder> it also writes a CPU profile of every run.
+// Executions are not saved (EXECUTIONS_DATA_SAVE_ON_SUCCESS=none), so nothing heavy goes to the database.
+
+const fs = require('node:fs');
+const inspector = require('node:inspector');
+const path = require('node:path');
+const v8 = require('node:v8');
+
+const SAMPLE_EVERY_MS = 10;
+const inUse = () => {
+	const heap = v8.getHeapStatistics();
+	return heap.used_heap_size + heap.external_memory;
+};
+
+/** The run under way: one at a time in the benchmark. */
+let current;
+let profiles = 0;
+
+function post(session, method) {
+	return new Promise((resolve, reject) =>
+		session.post(method, (error, result) => (error ? reject(error) : resolve(result))),
+	);
+}
+
+async function startRun() {
+	// A collection first, when n8n runs with --expose-gc, so garbage of earlier runs is not counted.
+	globalThis.gc?.();
+	const run = { baseline: inUse(), peak: 0 };
+	run.peak = run.baseline;
+	run.sampler = setInterval(() => {
+		run.peak = Math.max(run.peak, inUse());
+	}, SAMPLE_EVERY_MS);
+	if (process.env.VOICE_AGENT_BENCH_PROFILE) {
+		run.session = new inspector.Session();
+		run.session.connect();
+		await post(run.session, 'Profiler.enable');
+		await post(run.session, 'Profiler.start');
+	}
+	current = run;
+}
+
+async function finishRun(name) {
+	const run = current;
+	current = undefined;
+	if (!run) return undefined;
+	clearInterval(run.sampler);
+	run.peak = Math.max(run.peak, inUse());
+	if (run.session) {
+		const { profile } = await post(run.session, 'Profiler.stop');
+		run.session.disconnect();
+		const file = `${String(++profiles).padStart(3, '0')}-${name.replace(/[^\w-]+/g, '_')}.cpuprofile`;
+		fs.writeFileSync(
+			path.join(process.env.VOICE_AGENT_BENCH_PROFILE, file),
+			JSON.stringify(profile),
+		);
+	}
+	return (run.peak - run.baseline) / 1024 / 1024;
+}
+
+/** @param {any} run n8n's IRun */
+function summary(run) {
+	const runData = run?.data?.resultData?.runData ?? {};
+	const nodes = {};
+	let tag;
+	for (const [name, tasks] of Object.entries(runData)) {
+		const task = tasks[0] ?? {};
+		const items = task.data?.main?.[0] ?? [];
+		nodes[name] = { ms: task.executionTime, items: items.length, error: task.error?.message };
+		tag ??= items[0]?.json?.body?.benchTag;
+	}
+	return { tag, status: run?.status, error: run?.data?.resultData?.error?.message, nodes };
+}
+
+module.exports = {
+	workflow: {
+		preExecute: [
+			async function () {
+				await startRun();
+			},
+		],
+		postExecute: [
+			async function (run, workflowData) {
+				const file = process.env.VOICE_AGENT_BENCH_RESULTS;
+				const result = { workflow: workflowData?.name, ...summary(run) };
+				result.memoryMb = await finishRun(workflowData?.name ?? 'workflow');
+				if (file) fs.appendFileSync(file, `${JSON.stringify(result)}\n`);
+			},
+		],
+	},
+};
