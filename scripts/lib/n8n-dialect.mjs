@@ -10,6 +10,8 @@ const DIALECTS = {
 		publishesAfterAnswering: true,
 		// The setting for the base of production webhook URLs (2.x warns that WEBHOOK_URL is deprecated).
 		webhookUrlSetting: 'N8N_WEBHOOK_URL',
+		// A sub-workflow called from a production run runs in its published version.
+		subWorkflowsRunPublished: true,
 		env: {
 			// The MCP server registry refreshes its list from n8n's API at start-up; nothing here needs it.
 			N8N_DISABLED_MODULES: 'mcp-registry',
@@ -23,6 +25,7 @@ const DIALECTS = {
 		activate: 'activate',
 		publishesAfterAnswering: false,
 		webhookUrlSetting: 'WEBHOOK_URL',
+		subWorkflowsRunPublished: false,
 		env: {},
 	},
 };

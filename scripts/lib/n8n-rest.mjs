@@ -163,6 +163,20 @@ export class N8nRestClient {
 	}
 
 	/**
+	 * Makes a workflow that starts with "When called by another workflow" callable from production
+	 * runs of other workflows. n8n 2.x runs a sub-workflow's published version, so it is published;
+	 * n8n 1.x runs its saved version and refuses to activate a workflow without a trigger.
+	 */
+	async enableSubWorkflow(id) {
+		if (this.dialect.subWorkflowsRunPublished) await this.activateWorkflow(id);
+	}
+
+	/** Undoes enableSubWorkflow. */
+	async disableSubWorkflow(id) {
+		if (this.dialect.subWorkflowsRunPublished) await this.deactivateWorkflow(id);
+	}
+
+	/**
 	 * GET /rest/executions?filter=...&limit=... ; newest first. Filter fields n8n accepts:
 	 * workflowId, status (array), mode, startedAfter, startedBefore, ...
 	 * @returns {Promise<object[]>} summaries (id, workflowId, status, mode, startedAt, stoppedAt, ...)

@@ -453,7 +453,7 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 	});
 
 	test('example: push context into a live call from another workflow', async () => {
-		await server.rest.activateWorkflow(ids.push);
+		await server.rest.enableSubWorkflow(ids.push);
 		await server.rest.activateWorkflow(ids.billing);
 		const live = await sandboxCall('POST', '/call', {
 			from: crmAgent.phone_number,
@@ -478,7 +478,7 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 		);
 		assert.match(JSON.stringify(ended.transcript), /The customer just paid invoice #1042/);
 		await server.rest.deactivateWorkflow(ids.billing);
-		await server.rest.deactivateWorkflow(ids.push);
+		await server.rest.disableSubWorkflow(ids.push);
 	});
 
 	test('trigger: registers on activation, runs on events, answers tool calls, restores on deactivation', async () => {
