@@ -10,12 +10,12 @@ import {
 	type NewCall,
 } from '../../../shared/api';
 import { agentLocator, optionsCollection } from '../../../shared/descriptions';
-import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
 import {
 	resolveAgent,
 	type AgentLocatorValue,
 	type ResolvedAgent,
 } from '../../../shared/resolveAgent';
+import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { allowedDestinationsOption, checkAllowedDestination } from './allowedDestinations';
