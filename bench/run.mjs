@@ -7,7 +7,6 @@
 //
 //   npm run bench -- [--runs N] [--only list,limit,transcripts,rate-limit,tls] [--rate-limit N]
 //                    [--profile DIR]   (a CPU profile of every workflow run, for Chrome DevTools)
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -15,21 +14,16 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
-import {
-	createUserFolder,
-	ensureRuntime,
-	installPackageTarball,
-	removeUserFolder,
-	runtimePaths,
-	startN8nServer,
-} from '../scripts/lib/n8n-harness.mjs';
+import { installPackage, packPackage } from '../scripts/lib/community-package.mjs';
+import { startN8nServer } from '../scripts/lib/n8n-server.mjs';
+import { ensureRuntime } from '../scripts/lib/runtime-install.mjs';
+import { createUserFolder, removeUserFolder } from '../scripts/lib/user-folder.mjs';
 import { Report } from './report.mjs';
 import { alternate, Floor, N8nJobs } from './runners.mjs';
 import { control } from './sandbox-control.mjs';
 import { workflowsFor } from './workflows.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..');
 const { startSandbox } = createRequire(import.meta.url)('../sandbox/index.js');
 
 const { values: flags } = parseArgs({
@@ -48,20 +42,6 @@ const LIST_SIZES = [10_000, 20_000, 100_000];
 const TRANSCRIPT_CALLS = 200;
 const LATENCY_MS = 20;
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
-
-async function packPackage(dir) {
-	await new Promise((resolve, reject) => {
-		const npm = spawn('npm', ['pack', '--silent', '--pack-destination', dir], {
-			cwd: root,
-			stdio: ['ignore', 'ignore', 'inherit'],
-		});
-		npm.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`npm pack: ${code}`))));
-	});
-	return path.join(
-		dir,
-		fs.readdirSync(dir).find((file) => file.endsWith('.tgz')),
-	);
-}
 
 const LIST_KEY = 'bench-list-key';
 const TRANSCRIPT_KEY = 'bench-transcripts-key';
@@ -106,14 +86,15 @@ function variants(n8n, floor, sandbox, acc, [node, http], floorJob) {
 }
 
 async function main() {
-	await ensureRuntime({ log: (line) => log(line) });
+	const runtime = await ensureRuntime({ log: (line) => log(line) });
 	const work = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-agent-bench-'));
 	const userFolder = createUserFolder({ prefix: 'voice-agent-bench-n8n-' });
 	const sandboxes = [];
 	let server;
 	let floor;
 	try {
-		await installPackageTarball(userFolder, await packPackage(work));
+		const pack = await packPackage();
+		await installPackage(userFolder, pack.tarball).finally(() => pack.remove());
 		const start = (tls) =>
 			startSandbox({ port: 0, apiKeys: [LIST_KEY, TRANSCRIPT_KEY], agents: 0, calls: 0, tls });
 		const plain = await start(false);
@@ -124,6 +105,7 @@ async function main() {
 		fs.writeFileSync(certificateFile, secure.certificate);
 		const resultsFile = path.join(work, 'results.jsonl');
 		server = await startN8nServer(userFolder, {
+			runtime,
 			env: {
 				EXTERNAL_HOOK_FILES: path.join(here, 'n8n-hooks.cjs'),
 				VOICE_AGENT_BENCH_RESULTS: resultsFile,
@@ -141,9 +123,9 @@ async function main() {
 			tlsList: await account(server.rest, secure, LIST_KEY, 'tls-list'),
 			tlsTranscripts: await account(server.rest, secure, TRANSCRIPT_KEY, 'tls-transcripts'),
 		};
-		log(`n8n ${runtimePaths().version} ready at ${server.url}`);
+		log(`n8n ${runtime.version} (Node ${runtime.nodeVersion}) ready at ${server.url}`);
 		const n8n = new N8nJobs(server, resultsFile);
-		floor = new Floor({ NODE_EXTRA_CA_CERTS: certificateFile });
+		floor = new Floor(runtime, { NODE_EXTRA_CA_CERTS: certificateFile });
 		const report = new Report(RUNS);
 		const measure = async (section, title, calls, jobVariants) => {
 			log(title);

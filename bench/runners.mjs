@@ -8,7 +8,6 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
-import { runtimePaths } from '../scripts/lib/n8n-harness.mjs';
 import { clearTraffic, traffic } from './sandbox-control.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -57,10 +56,10 @@ export class N8nJobs {
 	}
 }
 
-/** The floor process (bench/floor.mjs) under the Node that runs n8n. */
+/** The floor process (bench/floor.mjs) under the Node that runs n8n (`runtime.node`). */
 export class Floor {
-	constructor(env) {
-		this.child = spawn(runtimePaths().node, ['--expose-gc', path.join(here, 'floor.mjs')], {
+	constructor(runtime, env) {
+		this.child = spawn(runtime.node, ['--expose-gc', path.join(here, 'floor.mjs')], {
 			env: { ...process.env, ...env },
 			stdio: ['pipe', 'pipe', 'inherit'],
 		});

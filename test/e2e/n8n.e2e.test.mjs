@@ -1,38 +1,32 @@
-// End-to-end: the packed package installed into a real, pinned n8n the way users install community
-// packages, run against the sandbox. Headless runs (`n8n execute`) prove every Voice Agent operation
+// End-to-end: the packed package installed into a real, pinned n8n (the default, or the one
+// VOICE_AGENT_N8N_VERSION names) the way users install community packages, run against the sandbox. Headless runs (`n8n execute`) prove every Voice Agent operation
 // and the example workflows; a real `n8n start` proves the trigger's register / event / restore cycle.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-import {
-	createUserFolder,
-	ensureRuntime,
-	executeWorkflow,
-	importCredentials,
-	importWorkflows,
-	installPackageTarball,
-	nodeOutput,
-	removeUserFolder,
-	startN8nServer,
-} from '../../scripts/lib/n8n-harness.mjs';
+import { installPackage, packPackage, ROOT as root } from '../../scripts/lib/community-package.mjs';
+import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
+import { SANDBOX_API_KEY, startSeededSandbox } from '../../scripts/lib/demo-sandbox.mjs';
+import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
+import { nodeOutput } from '../../scripts/lib/run-data.mjs';
+import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
+import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
 
 const API_KEY = 'e2e-sandbox-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
 const VOICE_AGENT = 'n8n-nodes-voice-agent.voiceAgent';
+const N8N_VERSION = selectRuntime().n8n;
 const log = (line) => console.log(`[e2e] ${line}`);
 
 let sandbox;
 let userFolder;
-let packDir;
+let pack;
 
 /** A request to the sandbox API (path relative to /v1) or, with `control`, to /_sandbox. */
 async function sandboxCall(method, urlPath, body, { control = false } = {}) {
@@ -121,19 +115,11 @@ async function runWorkflow(workflow) {
 before(async () => {
 	const started = Date.now();
 	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
-	log(`pinned n8n runtime ready after ${Math.round((Date.now() - started) / 1000)} s`);
+	log(`n8n ${N8N_VERSION} runtime ready after ${Math.round((Date.now() - started) / 1000)} s`);
 
-	packDir = mkdtempSync(path.join(tmpdir(), 'voice-agent-pack-'));
-	execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], {
-		cwd: root,
-		stdio: ['ignore', 'ignore', 'inherit'],
-	});
-	const tarball = path.join(
-		packDir,
-		readdirSync(packDir).find((file) => file.endsWith('.tgz')),
-	);
+	pack = await packPackage();
 	userFolder = createUserFolder();
-	const installed = await installPackageTarball(userFolder, tarball);
+	const installed = await installPackage(userFolder, pack.tarball);
 	log(`installed ${installed.name}@${installed.version} into ${userFolder}/.n8n/nodes`);
 
 	sandbox = await startSandbox({
@@ -157,10 +143,10 @@ before(async () => {
 after(async () => {
 	await sandbox?.close();
 	if (userFolder) removeUserFolder(userFolder);
-	if (packDir) rmSync(packDir, { recursive: true, force: true });
+	pack?.remove();
 });
 
-describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, () => {
+describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_000 }, () => {
 	test('every operation, wired with expressions as users write them', async () => {
 		await clearRequestLog();
 		const workflow = chain('E2E: every operation', [
@@ -343,9 +329,86 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 		assert.equal(file.fileName, 'call-transcripts.csv');
 		assert.equal(file.mimeType, 'text/csv');
 	});
+
+	test("example: push context into a live call, as shipped, against the demo's sandbox", async () => {
+		// The sandbox as `npm run demo` seeds it; the example's credential points there for this test.
+		const { sandbox: demoSandbox } = await startSeededSandbox({ port: 0 });
+		const pointCredentialAt = (target, apiKey) =>
+			importCredentials(userFolder, [
+				{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey, baseUrl: target.baseUrl } },
+			]);
+		try {
+			await pointCredentialAt(demoSandbox, SANDBOX_API_KEY);
+			const example = readExample('push-context-into-live-call');
+			const sample = example.nodes.find((node) => node.name === 'Sample update');
+			const [phone, message] = sample.parameters.assignments.assignments.map(
+				(entry) => entry.value,
+			);
+
+			// `n8n execute` starts at an Execute Workflow Trigger when a workflow has one: without it, the
+			// run starts at "Try it", as the editor's button for that trigger does. The rest is as shipped.
+			const subWorkflowEntry = example.nodes.find((node) =>
+				node.type.endsWith('.executeWorkflowTrigger'),
+			);
+			example.nodes = example.nodes.filter((node) => node !== subWorkflowEntry);
+			delete example.connections[subWorkflowEntry.name];
+			const run = await runWorkflow(example);
+
+			const [updated] = nodeOutput(run, 'Set call context');
+			assert.equal(updated.to, phone);
+			assert.equal(updated.status, 'in_progress');
+			assert.equal(updated.context, message);
+			assert.equal(updated.live_call_search.client_number, phone);
+			const stored = await fetch(`${demoSandbox.baseUrl}/call?id=${updated.id}`, {
+				headers: { authorization: `Bearer ${SANDBOX_API_KEY}` },
+			}).then((response) => response.json());
+			assert.equal(stored.context, message);
+		} finally {
+			await pointCredentialAt({ baseUrl: `${sandbox.baseUrl}/` }, API_KEY);
+			await demoSandbox.close();
+		}
+	});
+
+	test('example: call a lead, wait for the call to end, and log its transcript', async () => {
+		await clearRequestLog();
+		// The sandbox's calls last 10 minutes here: end this one once the node has placed it.
+		const endPlacedCall = (async () => {
+			for (let tries = 0; tries < 600; tries++) {
+				const placed = (await requestLog()).find(
+					(entry) => entry.method === 'POST' && entry.path === '/v1/call' && entry.status === 200,
+				);
+				if (placed) {
+					const [call] = (await sandboxCall('GET', '/calls?limit=1')).calls;
+					return await sandboxCall('POST', `/calls/${call.id}/complete`, {}, { control: true });
+				}
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+			throw new Error('the example placed no call within a minute');
+		})();
+
+		const [run, ended] = await Promise.all([
+			runWorkflow(readExample('call-lead-and-log-outcome')),
+			endPlacedCall,
+		]);
+
+		const [call] = nodeOutput(run, 'Call and wait for the outcome');
+		assert.equal(call.id, ended.id);
+		assert.equal(call.ended, true);
+		assert.equal(call.status, 'completed');
+		assert.equal(call.to, '+14155550142');
+		assert.deepEqual(call.transcript, ended.transcript);
+		const [row] = nodeOutput(run, 'Outcome for the CRM');
+		assert.equal(row.lead, 'Dana Whitfield');
+		assert.equal(row.ended, true);
+		assert.match(row.transcript, /Dana Whitfield/);
+		const checks = (await requestLog()).filter(
+			(entry) => entry.method === 'GET' && entry.path === '/v1/call',
+		);
+		assert.ok(checks.length >= 1 && checks.length <= 10, `${checks.length} checks of the call`);
+	});
 });
 
-describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
+describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, () => {
 	let server;
 	let crmAgent;
 	let toolAgent;
@@ -415,8 +478,8 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 						options: {},
 					},
 				},
-				setNode('Call and context', 200, {
-					callId: '={{ $json.body.callId }}',
+				setNode('Customer and context', 200, {
+					clientNumber: '={{ $json.body.phone }}',
 					context: '={{ $json.body.context }}',
 				}),
 				{
@@ -467,22 +530,33 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		assert.match(wrongUrl.message, /check that the Base URL .* ends with \/v1/);
 	});
 
-	test('example: push context into a live call from another workflow', async () => {
-		await server.rest.activateWorkflow(ids.push);
+	test('example: push context into the live call of a phone number, from another workflow', async () => {
+		await server.rest.enableSubWorkflow(ids.push);
 		await server.rest.activateWorkflow(ids.billing);
 		const live = await sandboxCall('POST', '/call', {
 			from: crmAgent.phone_number,
 			to: '+14155550177',
 			context: 'Invoice #1042 is open',
 		});
+		// The billing system knows the customer's phone number, not the call.
 		const response = await fetch(server.webhookUrl('billing-paid'), {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ callId: live.id, context: 'The customer just paid invoice #1042.' }),
+			body: JSON.stringify({
+				phone: '+14155550177',
+				context: 'The customer just paid invoice #1042.',
+			}),
 		});
 		const updated = await response.json();
 		assert.equal(response.status, 200, JSON.stringify(updated));
 		assert.equal(updated.id, live.id);
+		assert.deepEqual(updated.live_call_search, {
+			client_number: '+14155550177',
+			agent_id: null,
+			live_calls: 1,
+			chosen: 'newest',
+			other_live_call_ids: [],
+		});
 		assert.equal(updated.status, 'in_progress');
 		assert.equal(updated.context, 'The customer just paid invoice #1042.');
 		const ended = await sandboxCall(
@@ -493,7 +567,7 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		);
 		assert.match(JSON.stringify(ended.transcript), /The customer just paid invoice #1042/);
 		await server.rest.deactivateWorkflow(ids.billing);
-		await server.rest.deactivateWorkflow(ids.push);
+		await server.rest.disableSubWorkflow(ids.push);
 	});
 
 	test('trigger: registers on activation, runs on events, answers tool calls, restores on deactivation', async () => {
