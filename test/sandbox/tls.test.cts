@@ -164,8 +164,9 @@ test('npm run sandbox -- --tls prints the HTTPS address and a certificate file t
 	child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
 	const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
 	try {
-		const deadline = Date.now() + 10_000;
-		while (stdout.split('\n').length < 3 && Date.now() < deadline) {
+		// Two complete lines: the start line and the certificate's (a busy machine may take a while to start Node).
+		const deadline = Date.now() + 25_000;
+		while (stdout.split('\n').length < 3 && child.exitCode === null && Date.now() < deadline) {
 			await new Promise((resolve) => setTimeout(resolve, 20));
 		}
 		const [start, certificateLine] = stdout.split('\n');
@@ -185,4 +186,4 @@ test('npm run sandbox -- --tls prints the HTTPS address and a certificate file t
 	} finally {
 		if (child.exitCode === null) child.kill('SIGKILL');
 	}
-});
+}, 40_000);
