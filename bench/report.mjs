@@ -34,11 +34,12 @@ function perVariant(runs, read, format = String) {
 export class Report {
 	constructor(runs) {
 		this.runs = runs;
-		/** @type {{ section: string, title: string, runs: Record<string, object[]>, calls: number }[]} */
+		/** @type {{ id: string, section: string, title: string, runs: Record<string, object[]>, calls: number }[]} */
 		this.jobs = [];
 	}
 
-	add(section, title, runs, { calls }) {
+	/** `id` names the job for the targets (bench/targets.mjs); `calls` is how many items each run outputs. */
+	add(id, section, title, runs, { calls }) {
 		for (const [variant, list] of Object.entries(runs)) {
 			const wrong = list.find((run) => run.items !== calls);
 			if (wrong) {
@@ -47,13 +48,19 @@ export class Report {
 				);
 			}
 		}
-		this.jobs.push({ section, title, runs, calls });
+		this.jobs.push({ id, section, title, runs, calls });
 	}
 
-	/** Median time of a variant in a job. */
-	time(title, variant) {
-		const job = this.jobs.find((candidate) => candidate.title === title);
-		return job?.runs[variant] ? median(job.runs[variant].map((run) => run.ms)) : undefined;
+	/** The median of a figure (`ms`, `rateLimited`, ...) of a variant's runs in a job, if it ran. */
+	median(id, variant, figure = 'ms') {
+		const runs = this.jobs.find((job) => job.id === id)?.runs[variant];
+		return runs ? median(runs.map((run) => run[figure])) : undefined;
+	}
+
+	/** The largest figure of a variant's runs in a job, if it ran. */
+	max(id, variant, figure) {
+		const runs = this.jobs.find((job) => job.id === id)?.runs[variant];
+		return runs ? Math.max(...runs.map((run) => run[figure])) : undefined;
 	}
 
 	render() {

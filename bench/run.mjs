@@ -19,6 +19,7 @@ import { startN8nServer } from '../scripts/lib/n8n-server.mjs';
 import { ensureRuntime } from '../scripts/lib/runtime-install.mjs';
 import { createUserFolder, removeUserFolder } from '../scripts/lib/user-folder.mjs';
 import { Report } from './report.mjs';
+import { renderTargets } from './targets.mjs';
 import { alternate, Floor, N8nJobs } from './runners.mjs';
 import { control } from './sandbox-control.mjs';
 import { workflowsFor } from './workflows.mjs';
@@ -30,7 +31,7 @@ const { values: flags } = parseArgs({
 	options: {
 		runs: { type: 'string', default: '5' },
 		only: { type: 'string' },
-		'rate-limit': { type: 'string', default: '100' },
+		'rate-limit': { type: 'string', default: '50' },
 		profile: { type: 'string' },
 	},
 });
@@ -41,6 +42,8 @@ const wanted = (scenario) => !ONLY || ONLY.has(scenario);
 const LIST_SIZES = [10_000, 20_000, 100_000];
 const TRANSCRIPT_CALLS = 200;
 const LATENCY_MS = 20;
+/** The node's default Max Transcript Requests in Parallel: the bound of its fan-out. */
+const MAX_IN_FLIGHT = 50;
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 
 const LIST_KEY = 'bench-list-key';
@@ -127,9 +130,9 @@ async function main() {
 		const n8n = new N8nJobs(server, resultsFile);
 		floor = new Floor(runtime, { NODE_EXTRA_CA_CERTS: certificateFile });
 		const report = new Report(RUNS);
-		const measure = async (section, title, calls, jobVariants) => {
+		const measure = async (id, section, title, calls, jobVariants) => {
 			log(title);
-			report.add(section, title, await alternate(jobVariants, RUNS), { calls });
+			report.add(id, section, title, await alternate(jobVariants, RUNS), { calls });
 		};
 
 		let seeded = 0;
@@ -147,20 +150,20 @@ async function main() {
 				const jobs = variants(n8n, floor, plain, accounts.plainList, ['nodeAll', 'httpAll'], {
 					job: 'list',
 				});
-				await measure('list', `Return All, ${count} calls`, calls, jobs);
+				await measure(`list-${calls / 1000}k`, 'list', `Return All, ${count} calls`, calls, jobs);
 			}
 			if (here.includes('limit')) {
 				const jobs = variants(n8n, floor, plain, accounts.plainList, ['nodeLimit', 'httpLimit'], {
 					job: 'list',
 					limit: 50,
 				});
-				await measure('list', 'One page, Limit 50', 50, jobs);
+				await measure('limit', 'list', 'One page, Limit 50', 50, jobs);
 			}
 			if (here.includes('tls')) {
 				const jobs = variants(n8n, floor, secure, accounts.tlsList, ['nodeAll', 'httpAll'], {
 					job: 'list',
 				});
-				await measure('tls', `Return All, ${count} calls, HTTPS`, calls, jobs);
+				await measure('tls-list', 'tls', `Return All, ${count} calls, HTTPS`, calls, jobs);
 			}
 		}
 
@@ -168,49 +171,41 @@ async function main() {
 			await control(sandbox, 'POST', '/seed', { calls: TRANSCRIPT_CALLS, api_key: TRANSCRIPT_KEY });
 		}
 		const title = `Include Transcripts, ${TRANSCRIPT_CALLS} calls, ${LATENCY_MS} ms per request`;
-		const transcripts = async (section, sandbox, acc, http, faults, heading) => {
-			await control(sandbox, 'POST', '/faults', faults);
-			const jobs = variants(n8n, floor, sandbox, acc, ['nodeTranscripts', http], {
-				job: 'transcripts',
-				concurrency: 20,
-			});
-			await measure(section, heading, TRANSCRIPT_CALLS, jobs);
-			await control(sandbox, 'POST', '/faults', {});
-		};
 		const latency = { latency_ms: LATENCY_MS };
-		if (wanted('transcripts')) {
-			await transcripts(
-				'transcripts',
-				plain,
-				accounts.plainTranscripts,
-				'httpTranscripts',
-				latency,
-				title,
-			);
-		}
-		if (wanted('rate-limit')) {
-			const limited = { ...latency, rate_limit_per_s: RATE_LIMIT };
-			const heading = `${title}, at most ${RATE_LIMIT} requests/s`;
-			await transcripts(
+		// The floor fetches transcripts with a fixed pool of 20, each 429 waited out as its Retry-After says.
+		const transcriptJobs = [
+			['transcripts', 'transcripts', plain, 'plainTranscripts', 'httpTranscripts', latency, title],
+			[
+				'rate-limit',
 				'rate-limit',
 				plain,
-				accounts.plainTranscripts,
+				'plainTranscripts',
 				'httpTranscriptsRetry',
-				limited,
-				heading,
-			);
-		}
-		if (wanted('tls')) {
-			await transcripts(
+				{ ...latency, rate_limit_per_s: RATE_LIMIT },
+				`${title}, at most ${RATE_LIMIT} requests/s`,
+			],
+			[
+				'tls-transcripts',
 				'tls',
 				secure,
-				accounts.tlsTranscripts,
+				'tlsTranscripts',
 				'httpTranscripts',
 				latency,
 				`${title}, HTTPS`,
-			);
+			],
+		];
+		for (const [id, section, sandbox, acc, http, faults, heading] of transcriptJobs) {
+			if (!wanted(section)) continue;
+			await control(sandbox, 'POST', '/faults', faults);
+			const jobs = variants(n8n, floor, sandbox, accounts[acc], ['nodeTranscripts', http], {
+				job: 'transcripts',
+				concurrency: 20,
+			});
+			await measure(id, section, heading, TRANSCRIPT_CALLS, jobs);
+			await control(sandbox, 'POST', '/faults', {});
 		}
 		process.stdout.write(report.render());
+		process.stdout.write(renderTargets(report, { maxInFlight: MAX_IN_FLIGHT }));
 	} finally {
 		floor?.stop();
 		await server?.stop();
