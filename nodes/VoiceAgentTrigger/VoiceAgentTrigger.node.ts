@@ -9,7 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { voiceAgentCredentials } from '../shared/credential';
 import { agentLocator, optionsCollection } from '../shared/descriptions';
-import { listSearch } from '../shared/methods';
+import { credentialTest, listSearch } from '../shared/methods';
 import { receiveEvent } from './events';
 import { checkExists, create, deleteWebhook } from './registration';
 
@@ -23,7 +23,8 @@ export class VoiceAgentTrigger implements INodeType {
 		},
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		subtitle:
+			'={{ ($parameter["events"] || []).map(event => ({"call_started": "Call Started", "call_ended": "Call Ended", "tool_call": "Tool Call"})[event] || event).join(", ") }}',
 		description:
 			"Starts the workflow when a voice agent's call starts or ends, or when the agent calls a tool",
 		defaults: { name: 'Voice Agent Trigger' },
@@ -44,7 +45,7 @@ export class VoiceAgentTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'An agent has one webhook: while this trigger is active, the agent sends its events here. Deactivating the workflow puts the previous webhook back.',
+					'An agent has one webhook: while this workflow is published, or listening for a test event, the agent sends its events here. Unpublishing the workflow puts the previous webhook back.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -110,13 +111,13 @@ export class VoiceAgentTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to take over an agent whose webhook points elsewhere. The previous URL is restored on deactivation.',
+						'Whether to take over an agent whose webhook points to another URL. The previous URL is put back when the workflow is unpublished or stops listening for a test event.',
 				},
 			]),
 		],
 	};
 
-	methods = { listSearch };
+	methods = { credentialTest, listSearch };
 
 	webhookMethods = {
 		default: {

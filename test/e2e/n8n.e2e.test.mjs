@@ -456,15 +456,19 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 			});
 		assert.deepEqual(await testConnection({ apiKey: API_KEY, baseUrl: `${sandbox.baseUrl}/` }), {
 			status: 'OK',
-			message: 'Connection successful!',
+			message: 'Connection successful: the Voice Agent API accepted the API key',
 		});
 		const wrongKey = await testConnection({ apiKey: 'not-the-key', baseUrl: sandbox.baseUrl });
 		assert.equal(wrongKey.status, 'Error');
-		assert.match(wrongKey.message, /API key was rejected \(401 Unauthorized\)/);
+		assert.match(wrongKey.message, /rejected the API key \(401 Unauthorized\)/);
 		assert.ok(!wrongKey.message.includes('not-the-key'));
-		const wrongUrl = await testConnection({ apiKey: API_KEY, baseUrl: sandbox.origin });
+		// n8n itself answers GET /agents with its editor page.
+		const wrongUrl = await testConnection({ apiKey: API_KEY, baseUrl: server.url });
 		assert.equal(wrongUrl.status, 'Error');
-		assert.match(wrongUrl.message, /check that the Base URL .* ends with \/v1/);
+		assert.match(
+			wrongUrl.message,
+			/does not answer like the Voice Agent API .*200 OK with an HTML page/,
+		);
 	});
 
 	test('example: push context into a live call from another workflow', async () => {

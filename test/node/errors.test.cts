@@ -59,12 +59,14 @@ describe('errors the service answers', () => {
 		const run = await runWith(sandbox, parameters);
 
 		expect(run.error?.message).toBe(message);
+		// Said once: the description does not repeat the service's own "not found" text.
+		expect(run.error?.description ?? null).toBeNull();
 		expect(run.error?.httpCode).toBe('404');
 		expect(await wireLines(sandbox)).toEqual([`${route} 404`]);
 		expectNoKey(run);
 	});
 
-	test("400: the service's message is shown", async () => {
+	test("400: the service's message is shown once, naming the field by its label in the node", async () => {
 		const run = await runWith(sandbox, {
 			resource: 'call',
 			operation: 'create',
@@ -73,8 +75,9 @@ describe('errors the service answers', () => {
 		});
 
 		expect(run.error?.message).toBe(
-			'The Voice Agent API rejected the request: from must be the phone_number of one of your agents; +14155550999 is not',
+			'The Voice Agent API rejected the request: From (Agent) must be the phone_number of one of your agents; +14155550999 is not',
 		);
+		expect(run.error?.description ?? null).toBeNull();
 		expect(run.error?.httpCode).toBe('400');
 		expect((await wireLines(sandbox)).filter((line) => line.startsWith('POST'))).toEqual([
 			'POST /call 400',
@@ -202,7 +205,7 @@ describe("the credential's Base URL", () => {
 		);
 
 		expect(run.error?.message).toBe(
-			'The Voice Agent API credential has no valid Base URL: set it to the API address including /v1, e.g. https://api.example.com/v1',
+			'The Voice Agent API credential has no valid Base URL: set the Base URL to the API address including /v1, e.g. https://api.example.com/v1',
 		);
 		expect(await wire(sandbox)).toEqual([]);
 	});

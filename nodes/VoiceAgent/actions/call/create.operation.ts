@@ -12,6 +12,7 @@ import {
 import { agentLocator, optionsCollection } from '../../../shared/descriptions';
 import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
+import { CALL_FIELDS } from '../../../shared/fields';
 import { InputValidator } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
@@ -134,7 +135,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (callContext !== '') body.context = callContext;
 	if (options.userSpeaksFirst !== undefined)
 		body.user_speaks_first = options.userSpeaksFirst === true;
-	validate.requestBody(body, { context: 'Context' });
+	validate.requestBody(body, CALL_FIELDS);
 
 	// A call placed twice phones a person twice, so POST /call is never repeated after an ambiguous
 	// failure. Instead the calls that existed before are remembered (by ID, not by clock, since the
