@@ -1,7 +1,9 @@
 import type { IAuthenticateGeneric, Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../nodes/shared/credential';
+
 export class VoiceAgentApi implements ICredentialType {
-	name = 'voiceAgentApi';
+	name = CREDENTIAL_TYPE;
 
 	displayName = 'Voice Agent API';
 

@@ -9,6 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as agent from './actions/agent/Agent.resource';
 import * as call from './actions/call/Call.resource';
 import { router } from './actions/router';
+import { voiceAgentCredentials } from '../shared/credential';
 import { credentialTest, listSearch } from '../shared/methods';
 
 export class VoiceAgent implements INodeType {
@@ -30,8 +31,7 @@ export class VoiceAgent implements INodeType {
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
-		// Written out here: n8n's lint looks for the credential's connection test (testedBy) in a node file.
-		credentials: [{ name: 'voiceAgentApi', required: true, testedBy: 'voiceAgentApiTest' }],
+		credentials: voiceAgentCredentials,
 		properties: [
 			{
 				displayName: 'Resource',

@@ -4,6 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { findAgent, getAgent, upsertAgent } from '../shared/api';
 import { CREDENTIAL_TYPE } from '../shared/credential';
+import { resolveAgentId, type AgentLocatorValue } from '../shared/resolveAgent';
 import type { RequestOptions } from '../shared/transport';
 import type { Agent } from '../shared/types';
 
@@ -53,15 +54,15 @@ function webhookUrl(context: IHookFunctions): string {
 	return url;
 }
 
-function agentIdOf(context: IHookFunctions): string {
-	const id = context.getNodeParameter('agent', '', { extractValue: true });
-	if (typeof id !== 'string' || id.trim() === '') {
+async function agentIdOf(context: IHookFunctions): Promise<string> {
+	const agent = context.getNodeParameter('agent', {}) as AgentLocatorValue;
+	if (typeof agent.value !== 'string' || agent.value.trim() === '') {
 		throw new NodeOperationError(
 			context.getNode(),
 			'Agent must not be empty: choose the agent whose events start this workflow',
 		);
 	}
-	return id.trim();
+	return await resolveAgentId(context, agent, { request: ACTIVATION });
 }
 
 /** Only one field is sent, so the upsert leaves the rest of the agent as it is. */
@@ -147,7 +148,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const own = OwnUrls.of(this);
 	const registration = registrations(this)[own.url];
 	if (!registration) return false;
-	const agent = await findAgent(this, agentIdOf(this), ACTIVATION);
+	const agent = await findAgent(this, await agentIdOf(this), ACTIVATION);
 	return agent?.webhook === own.with(registration.secret);
 }
 
@@ -160,7 +161,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const own = OwnUrls.of(this);
 	const kind: RegistrationKind = this.getMode() === 'manual' ? 'test' : 'production';
-	const agentId = agentIdOf(this);
+	const agentId = await agentIdOf(this);
 	const agent = await getAgent(this, agentId, ACTIVATION);
 	const current = agent.webhook ?? '';
 	const store = writableRegistrations(this);
@@ -201,7 +202,7 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const own = OwnUrls.of(this);
 	const store = writableRegistrations(this);
 	const registration = store[own.url];
-	const agentId = registration?.agentId ?? agentIdOf(this);
+	const agentId = registration?.agentId ?? (await agentIdOf(this));
 	const agent = await findAgent(this, agentId, ACTIVATION);
 	const pointsHere =
 		registration?.kind === 'production' ? own.isOurs(agent?.webhook) : own.isThis(agent?.webhook);

@@ -1,6 +1,10 @@
 /** The credential type both nodes use; `credentials/VoiceAgentApi.credentials.ts` declares it. */
 export const CREDENTIAL_TYPE = 'voiceAgentApi';
 
+/**
+ * How every node declares the credential. Its "Test connection" is the nodes' credentialTest method
+ * (methods/credentialTest.ts): every node that uses this must have it in its `methods`.
+ */
 export const voiceAgentCredentials = [
 	{ name: CREDENTIAL_TYPE, required: true, testedBy: 'voiceAgentApiTest' },
 ];

@@ -107,3 +107,64 @@ export async function startOneShotProxy(target: string, closeAfter: string): Pro
 	});
 	return await listen(server);
 }
+
+/** What an intercepting proxy does with one request instead of passing it through untouched. */
+export type Interception =
+	/** Answers the request itself: the service never sees it. */
+	| { answer: { status: number; body: unknown } }
+	/** Forwards it, then passes the JSON answer through `rewrite`. */
+	| { rewrite: (body: any) => unknown };
+
+export interface InterceptingProxy extends LocalServer {
+	/** "METHOD /path" of every request it received, in order. */
+	routes: string[];
+}
+
+/**
+ * Forwards requests to `target` except where `intercept` (given the route and the routes before it)
+ * returns an interception: for what the sandbox never does by itself, such as failing one endpoint
+ * only after another was called, or listing two agents of one name.
+ */
+export async function startInterceptingProxy(
+	target: string,
+	intercept: (route: string, earlier: readonly string[]) => Interception | undefined,
+): Promise<InterceptingProxy> {
+	const targetUrl = new URL(target);
+	const routes: string[] = [];
+	const server = http.createServer((request, response) => {
+		const route = routeOf(request);
+		const interception = intercept(route, [...routes]);
+		routes.push(route);
+		if (!interception) return forward(request, response, targetUrl);
+		if ('answer' in interception) {
+			request.resume();
+			response.writeHead(interception.answer.status, { 'content-type': 'application/json' });
+			response.end(JSON.stringify(interception.answer.body));
+			return;
+		}
+		const upstream = http.request(
+			{
+				host: targetUrl.hostname,
+				port: targetUrl.port,
+				method: request.method,
+				path: request.url,
+				headers: request.headers,
+			},
+			async (answer) => {
+				const chunks: Buffer[] = [];
+				for await (const chunk of answer) chunks.push(chunk as Buffer);
+				const body = JSON.stringify(
+					interception.rewrite(JSON.parse(Buffer.concat(chunks).toString())),
+				);
+				response.writeHead(answer.statusCode ?? 502, {
+					'content-type': 'application/json',
+					'content-length': Buffer.byteLength(body),
+				});
+				response.end(body);
+			},
+		);
+		upstream.on('error', () => response.destroy());
+		request.pipe(upstream);
+	});
+	return { ...(await listen(server)), routes };
+}

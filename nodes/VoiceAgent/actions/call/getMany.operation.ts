@@ -4,6 +4,7 @@ import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 import { getCall, listCalls, type CallFilter } from '../../../shared/api';
 import { agentLocator, optionsCollection, returnAllOrLimit } from '../../../shared/descriptions';
 import { listLimit } from '../../../shared/parameters';
+import { resolveAgentId, type AgentLocatorValue } from '../../../shared/resolveAgent';
 import { fanOut } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 
@@ -61,9 +62,9 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
 	const filter: CallFilter = {};
-	const agentId = this.getNodeParameter('agent', itemIndex, '', { extractValue: true });
-	if (typeof agentId === 'string' && agentId.trim() !== '')
-		filter.agentId = validate.id(agentId, 'Agent');
+	const agent = this.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue;
+	if (typeof agent.value === 'string' && agent.value.trim() !== '')
+		filter.agentId = await resolveAgentId(this, agent, { itemIndex });
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	if (typeof filters.clientNumber === 'string' && filters.clientNumber.trim() !== '') {
 		filter.clientNumber = validate.e164(filters.clientNumber, 'Client Number');
