@@ -12,12 +12,10 @@ const TOOLS_EXAMPLE = `[
     "type": "function",
     "function": {
       "name": "check_order_status",
-      "description": "Look up the status of an order by its number",
+      "description": "Look up an order by its number",
       "parameters": {
         "type": "object",
-        "properties": {
-          "order_id": { "type": "string", "description": "The order number, e.g. 1042" }
-        },
+        "properties": { "order_id": { "type": "string" } },
         "required": ["order_id"]
       }
     }
@@ -201,7 +199,9 @@ const properties: INodeProperties[] = [
 			{
 				displayName: 'Tools (JSON)',
 				name: 'tools',
-				type: 'json',
+				// Text rather than n8n's JSON editor, which shows no placeholder and marks an empty value as an error.
+				type: 'string',
+				typeOptions: { rows: 14 },
 				default: '',
 				placeholder: TOOLS_EXAMPLE,
 				hint: "A JSON array of function tools, like the example shown while the field is empty. Replaces the agent's tools; empty keeps them.",
