@@ -447,12 +447,12 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 		assert.equal(wrongKey.status, 'Error');
 		assert.match(wrongKey.message, /rejected the API key \(401 Unauthorized\)/);
 		assert.ok(!wrongKey.message.includes('not-the-key'));
-		// n8n itself answers GET /agents with its editor page.
+		// n8n itself answers GET /agents with a page of its editor.
 		const wrongUrl = await testConnection({ apiKey: API_KEY, baseUrl: server.url });
 		assert.equal(wrongUrl.status, 'Error');
 		assert.match(
 			wrongUrl.message,
-			/does not answer like the Voice Agent API .*200 OK with an HTML page/,
+			/does not answer like the Voice Agent API \(GET \/agents answered .+ with an HTML page\)/,
 		);
 	});
 
