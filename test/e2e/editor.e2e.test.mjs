@@ -18,6 +18,7 @@ import {
 	withFailureScreenshot,
 } from '../../scripts/lib/browser.mjs';
 import { installPackage, packPackage, ROOT } from '../../scripts/lib/community-package.mjs';
+import { SANDBOX_API_KEY, sandboxApi } from '../../scripts/lib/demo-sandbox.mjs';
 import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { waitFor } from '../../scripts/lib/processes.mjs';
@@ -28,7 +29,6 @@ const require = createRequire(import.meta.url);
 const { startSandbox } = require('../../sandbox/index.js');
 
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
-const API_KEY = 'e2e-browser-key';
 const OWNER = { email: 'browser@example.com', password: 'Br0wser-Passw0rd' };
 const CREDENTIAL = { id: 'VoiceAgentBrowsr', name: 'Voice Agent (sandbox)' };
 const TESTED_CREDENTIAL = { id: 'VoiceAgentTested', name: 'Voice Agent (connection test)' };
@@ -63,19 +63,7 @@ let page;
 const workflows = {};
 let listenAgent;
 
-async function sandboxApi(method, urlPath, body) {
-	const response = await fetch(`${sandbox.baseUrl}${urlPath}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${API_KEY}`,
-			...(body === undefined ? {} : { 'content-type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const parsed = await response.json();
-	if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}`);
-	return parsed;
-}
+const api = (method, urlPath, body) => sandboxApi(sandbox, method, urlPath, body);
 
 const credentialOf = ({ id, name }) => ({ voiceAgentApi: { id, name } });
 
@@ -91,20 +79,20 @@ before(async () => {
 	userFolder = createUserFolder();
 	await installPackage(userFolder, pack.tarball);
 
-	sandbox = await startSandbox({ port: 0, apiKeys: [API_KEY], agents: 0, calls: 0 });
+	sandbox = await startSandbox({ port: 0, apiKeys: [SANDBOX_API_KEY], agents: 0, calls: 0 });
 	await fetch(`${sandbox.origin}/_sandbox/seed`, {
 		method: 'POST',
 		headers: { 'content-type': 'application/json' },
 		body: JSON.stringify({ agents: 3, calls: 3 }),
 	});
-	const { agents } = await sandboxApi('GET', '/agents?limit=100');
+	const { agents } = await api('GET', '/agents?limit=100');
 	listenAgent = agents[0];
 	await importCredentials(
 		userFolder,
 		[CREDENTIAL, TESTED_CREDENTIAL].map((credential) => ({
 			...credential,
 			type: 'voiceAgentApi',
-			data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl },
+			data: { apiKey: SANDBOX_API_KEY, baseUrl: sandbox.baseUrl },
 		})),
 	);
 	[workflows.calls, workflows.listen] = await importWorkflows(userFolder, [
@@ -227,7 +215,7 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 	);
 
 	step('the agent picker lists the agents of the sandbox and searches them', async () => {
-		const { agents } = await sandboxApi('GET', '/agents?limit=100');
+		const { agents } = await api('GET', '/agents?limit=100');
 		await page
 			.locator('[data-test-id="resource-locator-agent"] [data-test-id="rlc-input"]')
 			.click();
@@ -293,7 +281,7 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 			const wrongKey = await saveAndTest({ apiKey: 'not-the-key' });
 			assert.match(wrongKey, /The Voice Agent API rejected the API key \(401 Unauthorized\)/);
 			assert.doesNotMatch(wrongKey, /not-the-key/);
-			const notTheApi = await saveAndTest({ apiKey: API_KEY, baseUrl: server.url });
+			const notTheApi = await saveAndTest({ apiKey: SANDBOX_API_KEY, baseUrl: server.url });
 			assert.match(
 				notTheApi,
 				new RegExp(
@@ -308,8 +296,7 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 		'a trigger on a published workflow listens for a test event, receives one, and gives the agent back to the production URL',
 		async () => {
 			await server.rest.activateWorkflow(workflows.listen);
-			const agentWebhook = async () =>
-				(await sandboxApi('GET', `/agent?id=${listenAgent.id}`)).webhook;
+			const agentWebhook = async () => (await api('GET', `/agent?id=${listenAgent.id}`)).webhook;
 			const production = await agentWebhook();
 			assert.match(production, new RegExp(`^${server.url}/webhook/.+\\?token=`));
 
@@ -324,7 +311,7 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 				},
 			);
 
-			const call = await sandboxApi('POST', '/call', {
+			const call = await api('POST', '/call', {
 				from: listenAgent.phone_number,
 				to: '+14155550142',
 				context: 'Browser test event',
