@@ -105,8 +105,8 @@ export async function launchBrowser({ log } = {}) {
 /** Signs in on n8n's sign-in page, as a user does. */
 export async function logIn(page, editorUrl, owner) {
 	await page.goto(`${editorUrl}/signin`);
-	await page.locator('#emailOrLdapLoginId').fill(owner.email);
-	await page.locator('#password').fill(owner.password);
+	await page.locator('input[name="emailOrLdapLoginId"]').fill(owner.email);
+	await page.locator('input[name="password"]').fill(owner.password);
 	await page.locator('[data-test-id="form-submit-button"]').click();
 	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
 	await page.waitForLoadState('networkidle');
@@ -152,7 +152,11 @@ export async function openNode(page, name) {
 }
 
 export async function closeNode(page) {
-	await page.locator('[data-test-id="ndv-close-button"]').click();
+	// n8n 1.x calls it "back to canvas".
+	await page
+		.locator('[data-test-id="ndv-close-button"], [data-test-id="back-to-canvas"]')
+		.first()
+		.click();
 	await page.locator('[data-test-id="ndv"]').waitFor({ state: 'hidden' });
 }
 

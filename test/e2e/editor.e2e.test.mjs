@@ -148,8 +148,18 @@ async function search(term) {
 	await page.locator('[data-test-id="node-creator-search-bar"]').fill(term);
 }
 
-const panelItem = (text) =>
-	page.locator('[data-test-id="item-iterator-item"]', { hasText: text }).first();
+/**
+ * A trigger node in the node panel's list. The panel names a trigger that has events to choose from
+ * without " Trigger" ("Voice Agent Trigger" shows as "Voice Agent").
+ */
+const panelItem = (trigger) =>
+	page
+		.locator('[data-test-id="node-creator-item-name"]', {
+			hasText: new RegExp(
+				`^(${trigger.displayName}|${trigger.displayName.replace(/ Trigger$/, '')})$`,
+			),
+		})
+		.first();
 
 describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 	step(
@@ -159,11 +169,10 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 			await page.locator('[data-test-id="canvas-add-button"]').click();
 			for (const term of SEARCH_TERMS) {
 				await search(term);
-				// Trigger nodes are listed by their description ("Voice Agent Trigger" shows as "Voice Agent").
-				for (const trigger of TRIGGERS) await panelItem(trigger.description).waitFor();
+				for (const trigger of TRIGGERS) await panelItem(trigger).waitFor();
 			}
 			await search('voice');
-			await panelItem(TRIGGERS[0].description).click();
+			await panelItem(TRIGGERS[0]).click();
 			await page.getByText('On call started', { exact: true }).click();
 			await page.locator('[data-test-id="ndv"]').waitFor();
 			await closeNode(page);
