@@ -14,7 +14,12 @@ import * as path from 'node:path';
 import { testConnection } from '../support/credential-test.cts';
 import { API_KEY } from '../support/fixtures.cts';
 import { useSandbox } from '../support/sandbox.cts';
-import { closedPortUrl, listen, type LocalServer } from '../support/servers.cts';
+import {
+	closedPortUrl,
+	listen,
+	startAnsweringServer,
+	type LocalServer,
+} from '../support/servers.cts';
 
 const WRONG_KEY = 'va_wrong_key_Hd83kQz1Lp0';
 
@@ -25,14 +30,9 @@ afterEach(async () => {
 	await Promise.all(servers.splice(0).map((server) => server.close()));
 });
 
-/** A server on 127.0.0.1 answering every request the same way. */
+/** A server on 127.0.0.1 that is not the service, answering every request the same way. */
 async function answering(status: number, contentType: string, body: string): Promise<string> {
-	const server = await listen(
-		http.createServer((_request, response) => {
-			response.writeHead(status, { 'content-type': contentType });
-			response.end(body);
-		}),
-	);
+	const server = await startAnsweringServer(status, contentType, body);
 	servers.push(server);
 	return server.origin;
 }

@@ -5,6 +5,7 @@ import { API_KEY } from '../support/fixtures.cts';
 import { rl } from '../support/n8n.cts';
 import { jsonOf, runWith } from '../support/node.cts';
 import { useSandbox } from '../support/sandbox.cts';
+import { startAnsweringServer } from '../support/servers.cts';
 
 const WRONG_KEY = 'va_wrong_key_Hd83kQz1Lp0';
 
@@ -209,6 +210,39 @@ describe("the credential's Base URL", () => {
 		);
 		expect(await wire(sandbox)).toEqual([]);
 	});
+
+	test.each([
+		[
+			'answers 404 pages',
+			404,
+			"GET /agents was not found: the credential's Base URL does not answer like the Voice Agent API; set the Base URL to the API address including /v1, e.g. https://api.example.com/v1",
+		],
+		[
+			'answers 200 with a web page',
+			200,
+			'GET /agents answered without the "agents" list: the credential\'s Base URL does not answer like the Voice Agent API; set the Base URL to the API address including /v1, e.g. https://api.example.com/v1',
+		],
+	])(
+		'a Base URL of another server that %s: the error says the Base URL is not the API',
+		async (_what, status, message) => {
+			const website = await startAnsweringServer(
+				status,
+				'text/html',
+				'<!DOCTYPE html><p>Hello</p>',
+			);
+			try {
+				const run = await runWith(
+					sandbox,
+					{ resource: 'agent', operation: 'getMany', returnAll: true },
+					{ baseUrl: website.origin },
+				);
+
+				expect(run.error?.message).toBe(message);
+			} finally {
+				await website.close();
+			}
+		},
+	);
 });
 
 test('Continue On Fail keeps the error item free of the API key', async () => {

@@ -1,6 +1,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { BASE_URL_HINT } from '../credential';
 import { withFieldNames } from '../fields';
 import { describeNetworkFailure } from './network';
 import type { RetrySpent, StopReason } from './retryPolicy';
@@ -31,6 +32,17 @@ export function isTransient(error: unknown): boolean {
 /** What a 401 of the service means, for the nodes and the credential's connection test. */
 export const API_KEY_REJECTED =
 	'The Voice Agent API rejected the API key (401 Unauthorized): check the API key of the Voice Agent API credential';
+
+/** Whether a body is the service's error body: `{ "error": ..., "message": ... }`. */
+function isServiceError(body: unknown): boolean {
+	const fields = body as IDataObject | null;
+	return (
+		typeof fields === 'object' &&
+		fields !== null &&
+		typeof fields.error === 'string' &&
+		typeof fields.message === 'string'
+	);
+}
 
 function serviceMessage(body: unknown): string | undefined {
 	if (body && typeof body === 'object' && typeof (body as IDataObject).message === 'string') {
@@ -68,6 +80,9 @@ export function apiError(
 	let description: string | undefined;
 	if (status === 401) {
 		message = API_KEY_REJECTED;
+	} else if (status === 404 && !isServiceError(body)) {
+		// The service answers every error with its error body: a 404 without it comes from another server.
+		message = `${route} was not found: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`;
 	} else if (status === 404) {
 		message = `${request.notFound ?? `The resource of ${route}`} was not found`;
 	} else if (status === 429) {
