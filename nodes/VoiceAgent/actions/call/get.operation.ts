@@ -1,13 +1,18 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getCall } from '../../../shared/api';
-import { callIdField } from '../../../shared/descriptions';
-import type { Call } from '../../../shared/types';
+import { callIdField, optionsCollection } from '../../../shared/descriptions';
+import {
+	readTranscriptFormat,
+	transcriptFormatOption,
+	withTranscriptFormat,
+} from '../../../shared/transcript';
 import { InputValidator } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	callIdField('ID of the call to retrieve, with its transcript once it has ended'),
+	optionsCollection([transcriptFormatOption()]),
 ];
 
 export const description = updateDisplayOptions(
@@ -15,7 +20,10 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	return await getCall(this, validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID'));
+	const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const format = readTranscriptFormat(this.getNode(), options.transcriptFormat, itemIndex);
+	return withTranscriptFormat(await getCall(this, id), format);
 }
