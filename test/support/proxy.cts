@@ -107,3 +107,50 @@ export async function startOneShotProxy(target: string, closeAfter: string): Pro
 	});
 	return await listen(server);
 }
+
+/**
+ * A proxy in front of the sandbox that answers some requests itself, with an error the service could
+ * give: `failWith(route, url)` returns a status for a request to fail (its body is the service's error
+ * shape), or undefined to forward it. E.g. one call whose GET /call always fails.
+ */
+export interface FailingProxy extends LocalServer {
+	/** Replaces the rule; `() => undefined` forwards everything. */
+	setRule(failWith: (route: string, url: URL) => number | undefined): void;
+}
+
+export async function startFailingProxy(target: string): Promise<FailingProxy> {
+	const targetUrl = new URL(target);
+	let failWith: (route: string, url: URL) => number | undefined = () => undefined;
+	const server = http.createServer((request, response) => {
+		const status = failWith(routeOf(request), new URL(request.url ?? '/', 'http://proxy.invalid'));
+		if (status === undefined) {
+			forward(request, response, targetUrl);
+			return;
+		}
+		request.resume();
+		response.writeHead(status, { 'content-type': 'application/json' });
+		response.end(
+			JSON.stringify({
+				error: http.STATUS_CODES[status] ?? 'Error',
+				message: `Failed by the test proxy (${status})`,
+			}),
+		);
+	});
+	const local = await listen(server);
+	return {
+		...local,
+		setRule: (rule) => {
+			failWith = rule;
+		},
+	};
+}
+
+/** The suite's failing proxy in front of its sandbox: forwarding everything again before each test. */
+export function useFailingProxy(sandbox: TestSandbox): FailingProxy {
+	return forSuite({
+		name: 'The failing proxy',
+		start: () => startFailingProxy(sandbox.origin),
+		close: (proxy) => proxy.close(),
+		reset: (proxy) => proxy.setRule(() => undefined),
+	});
+}

@@ -1,0 +1,150 @@
+/**
+ * Call → Get Many with Include Transcripts (the export) under transient faults of the service, in n8n's
+ * engine over real HTTP: retries ride out short outages, one call's failure never discards the others,
+ * and what still fails is reported per call.
+ */
+import { allCalls, wire } from '../support/api.cts';
+import { jsonOf, runWith, type NodeRun } from '../support/node.cts';
+import { useFailingProxy } from '../support/proxy.cts';
+import { useSandbox } from '../support/sandbox.cts';
+import { sleep } from '../support/wait.cts';
+
+const EXPORT = {
+	resource: 'call',
+	operation: 'getMany',
+	returnAll: true,
+	options: { includeTranscripts: true },
+};
+
+/** Checks that the export output exactly these calls, each once and in full, in the list's order. */
+function expectFullExport(run: NodeRun, listed: any[]): void {
+	const exported = jsonOf(run);
+	expect(exported.map((call) => call.id)).toEqual(listed.map((call) => call.id));
+	expect(new Set(exported.map((call) => call.id)).size).toBe(listed.length);
+	const withTranscript = exported.filter(
+		(call) => Array.isArray(call.transcript) && typeof call.ended_at === 'string',
+	);
+	expect(withTranscript).toHaveLength(listed.length);
+}
+
+describe('a 2,000-call export under 10% server errors, 5% connection resets and a rate limit', () => {
+	const sandbox = useSandbox({}, { reset: false });
+	let listed: any[];
+
+	beforeAll(async () => {
+		await sandbox.seed({ calls: 2_000 });
+		listed = await allCalls(sandbox);
+	});
+
+	test.each(Array.from({ length: 10 }, (_, index) => index + 1))(
+		'run %i of 10: exactly the 2,000 calls, each with its transcript',
+		async () => {
+			await sandbox.faults({ error_rate: 0.1, reset_rate: 0.05, rate_limit_per_s: 400 });
+			await sandbox.clearRequests();
+
+			const run = await runWith(sandbox, EXPORT);
+
+			await sandbox.faults({});
+			expectFullExport(run, listed);
+			const statuses = (await wire(sandbox)).map((request) => request.status);
+			// The faults were there: the run rode them out.
+			expect(statuses.filter((status) => status === 500).length).toBeGreaterThan(50);
+			expect(statuses.filter((status) => status === null).length).toBeGreaterThan(20);
+			expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
+		},
+		120_000,
+	);
+});
+
+describe('an outage in the middle of an export', () => {
+	const sandbox = useSandbox();
+
+	test('20 consecutive 500s on GET /call after 300 calls were fetched: the export completes', async () => {
+		await sandbox.seed({ calls: 2_000 });
+		const listed = await allCalls(sandbox);
+		await sandbox.clearRequests();
+
+		const running = runWith(sandbox, EXPORT);
+		for (;;) {
+			const fetched = (await sandbox.requests()).filter((r) => r.path === '/v1/call').length;
+			if (fetched >= 300) break;
+			await sleep(5);
+		}
+		await sandbox.faults({ error_rate: 1, match: 'GET /call', times: 20 });
+		const run = await running;
+
+		expectFullExport(run, listed);
+		const lines = (await wire(sandbox)).map((r) => `${r.method} ${r.path} ${r.status}`);
+		const first500 = lines.indexOf('GET /call 500');
+		expect(first500).toBeGreaterThan(300);
+		expect(lines.filter((line) => line === 'GET /call 500')).toHaveLength(20);
+		// Consecutive: the 20 failed answers came one after the other, before any success.
+		expect(lines.slice(first500, first500 + 20)).toEqual(Array(20).fill('GET /call 500'));
+	}, 60_000);
+});
+
+describe('calls that cannot be fetched', () => {
+	const sandbox = useSandbox();
+	const proxy = useFailingProxy(sandbox);
+	let listed: any[];
+	let broken: string[];
+
+	beforeEach(async () => {
+		await sandbox.seed({ calls: 40 });
+		listed = await allCalls(sandbox);
+		broken = [listed[3].id, listed[17].id];
+	});
+
+	const run = (continueOnFail: boolean) =>
+		runWith(sandbox, EXPORT, { baseUrl: `${proxy.origin}/v1`, continueOnFail });
+
+	test('without On Error: Continue: the node fails, saying how many calls failed and why', async () => {
+		proxy.setRule((route, url) =>
+			route === 'GET /call' && broken.includes(url.searchParams.get('id') ?? '') ? 400 : undefined,
+		);
+
+		const result = await run(false);
+
+		expect(result.items).toEqual([]);
+		expect(result.error?.message).toBe(
+			'2 of 40 calls could not be fetched in full: The Voice Agent API rejected the request: Failed by the test proxy (400) (2 calls)',
+		);
+		expect(result.error?.description).toBe(
+			`Not fetched: ${broken.join(', ')}. With "On Error: Continue" the node outputs the calls it fetched and an error item for each of these.`,
+		);
+	});
+
+	test('with On Error: Continue: every call it got, then an error item naming each call it could not fetch', async () => {
+		proxy.setRule((route, url) =>
+			route === 'GET /call' && broken.includes(url.searchParams.get('id') ?? '') ? 404 : undefined,
+		);
+
+		const result = await run(true);
+
+		const output = jsonOf(result);
+		const fetched = listed.filter((call) => !broken.includes(call.id));
+		expect(output.slice(0, 38).map((call) => call.id)).toEqual(fetched.map((call) => call.id));
+		expect(output.slice(0, 38).every((call) => Array.isArray(call.transcript))).toBe(true);
+		expect(output.slice(38)).toEqual(
+			broken.map((id) => ({ error: `Call "${id}" was not found`, call_id: id })),
+		);
+		expect(result.items.every((item) => JSON.stringify(item.pairedItem) === '{"item":0}')).toBe(
+			true,
+		);
+	});
+
+	test('a call whose GET /call keeps failing with 503 through every retry and the later pass: reported, the others output', async () => {
+		proxy.setRule((route, url) =>
+			route === 'GET /call' && url.searchParams.get('id') === broken[0] ? 503 : undefined,
+		);
+
+		const result = await run(true);
+
+		const output = jsonOf(result);
+		expect(output).toHaveLength(40);
+		expect(output[39]).toEqual({
+			error: `The Voice Agent service failed to process GET /call (503): Failed by the test proxy (503)`,
+			call_id: broken[0],
+		});
+	}, 60_000);
+});
