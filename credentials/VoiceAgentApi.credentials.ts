@@ -6,8 +6,10 @@ import type {
 	INodeProperties,
 } from 'n8n-workflow';
 
+import { CREDENTIAL_TYPE } from '../nodes/shared/credential';
+
 export class VoiceAgentApi implements ICredentialType {
-	name = 'voiceAgentApi';
+	name = CREDENTIAL_TYPE;
 
 	displayName = 'Voice Agent API';
 

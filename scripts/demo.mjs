@@ -1,12 +1,13 @@
 #!/usr/bin/env node
-// npm run demo: the packed package in the pinned real n8n (2.41.1), wired to a seeded sandbox of the
-// Voice Agent service, with the example workflows imported. Prints what to open, then waits.
+// npm run demo: the packed package in a pinned real n8n (the default, 2.41.1, or the one
+// VOICE_AGENT_N8N_VERSION names, e.g. 1.123.x), wired to a seeded sandbox of the Voice Agent
+// service, with the example workflows imported. Prints what to open, then waits.
 // Ctrl-C (SIGINT), SIGTERM or SIGHUP stops n8n and the sandbox and removes the temp folders.
 //
 // `npm run demo` builds first; run directly (`node scripts/demo.mjs`) it packs the dist/ there is.
 // Standard input is not read, so it runs the same without a terminal.
 
-import { PINS } from './lib/n8n-runtime.mjs';
+import { dialectFor } from './lib/n8n-dialect.mjs';
 import { CREDENTIAL, SANDBOX_API_KEY, TRIGGER_EXAMPLE, createDemo } from './lib/demo-setup.mjs';
 
 const log = (line) => console.log(`[demo] ${line}`);
@@ -16,10 +17,11 @@ let shuttingDown = false;
 function printReady() {
 	const trigger = demo.workflow(TRIGGER_EXAMPLE);
 	const agent = demo.triggerAgent;
-	const { sandbox } = demo;
+	const { sandbox, runtime } = demo;
+	const { activate } = dialectFor(runtime);
 	const lines = [
 		'',
-		`Voice Agent demo is running: ${demo.packageVersion} in n8n ${PINS.n8n} (started in ${(demo.timings.total / 1000).toFixed(1)} s)`,
+		`Voice Agent demo is running: ${demo.packageVersion} in n8n ${runtime.version} (started in ${(demo.timings.total / 1000).toFixed(1)} s)`,
 		'',
 		`  n8n editor   ${demo.editorUrl}`,
 		`  log in with  ${demo.owner.email}  /  ${demo.owner.password}`,
@@ -39,7 +41,7 @@ function printReady() {
 		'    every call with its transcript;',
 		trigger.active
 			? `  - the trigger workflow listens to "${agent.name}" (${agent.phone_number}). Place a call; it ends after`
-			: `  - activate the trigger workflow (it listens to "${agent.name}", ${agent.phone_number}), place a call; it ends after`,
+			: `  - ${activate} the trigger workflow (it listens to "${agent.name}", ${agent.phone_number}), place a call; it ends after`,
 		'    about 15 s and the workflow runs (see its Executions tab):',
 		`      curl -s -H 'Authorization: Bearer ${SANDBOX_API_KEY}' -H 'Content-Type: application/json' \\`,
 		`        -d '{"from":"${agent.phone_number}","to":"+14155550123","context":"Follow-up on the quote sent on Monday"}' \\`,

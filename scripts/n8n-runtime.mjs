@@ -1,73 +1,94 @@
 #!/usr/bin/env node
-// The pinned real n8n runtime for the e2e tests and the demo (pins: scripts/lib/n8n-runtime.mjs).
+// The pinned real n8n runtimes for the e2e tests and the demo (pins: scripts/lib/runtime-pins.mjs).
 //
-//   node scripts/n8n-runtime.mjs install   install (or reuse) Node 24 + n8n in the cache folder
-//   node scripts/n8n-runtime.mjs path      print the runtime's paths as JSON (exit 1 if not installed)
-//   node scripts/n8n-runtime.mjs pins      print the pins and the cache folder as JSON
+//   node scripts/n8n-runtime.mjs install [--n8n VERSION] [--force]   install (or reuse) Node + n8n
+//   node scripts/n8n-runtime.mjs path [--n8n VERSION]                the runtime's paths as JSON
+//                                                                    (exit 1 if not installed)
+//   node scripts/n8n-runtime.mjs pins                                the pinned runtimes as JSON
 //
-// The cache folder is ~/.cache/n8n-nodes-voice-agent/n8n-runtime-<key> unless VOICE_AGENT_N8N_CACHE
-// names another parent folder. Nothing is written into the repository.
+// VERSION is a pinned version or a line of one (`2.41.1`, `1.123.x`, `1`); without --n8n, the
+// VOICE_AGENT_N8N_VERSION environment variable, else the default (the first pin). Each runtime has
+// its own folder ~/.cache/n8n-nodes-voice-agent/n8n-runtime-<key> (VOICE_AGENT_N8N_CACHE names
+// another parent folder). Nothing is written into the repository.
 
+import { isComplete, runtimePaths } from './lib/runtime-folder.mjs';
+import { ensureRuntime } from './lib/runtime-install.mjs';
 import {
 	CACHE_ENV,
-	PINS,
 	cacheRoot,
-	ensureRuntime,
+	DEFAULT_RUNTIME,
+	RUNTIMES,
 	runtimeDir,
 	runtimeKey,
-	runtimePaths,
-} from './lib/n8n-runtime.mjs';
+	VERSION_ENV,
+} from './lib/runtime-pins.mjs';
 
-const [command, ...rest] = process.argv.slice(2);
+const USAGE =
+	'usage: node scripts/n8n-runtime.mjs <install [--n8n VERSION] [--force] | path [--n8n VERSION] | pins>';
 
-async function main() {
+function parseArgs(args) {
+	const options = { force: false, version: undefined };
+	for (let index = 0; index < args.length; index++) {
+		const arg = args[index];
+		if (arg === '--force') options.force = true;
+		else if (arg === '--n8n') options.version = args[++index];
+		else if (arg.startsWith('--n8n=')) options.version = arg.slice('--n8n='.length);
+		else throw new Error(`unknown argument "${arg}"\n${USAGE}`);
+	}
+	if (options.version === '') throw new Error(`--n8n needs a version\n${USAGE}`);
+	return options;
+}
+
+async function main([command, ...rest]) {
+	const options = parseArgs(rest);
 	switch (command) {
 		case 'install': {
-			const force = rest.includes('--force');
-			const rt = await ensureRuntime({ force, log: (l) => console.log(`[n8n-runtime] ${l}`) });
+			const started = Date.now();
+			const runtime = await ensureRuntime({
+				version: options.version,
+				force: options.force,
+				log: (line) => console.log(`[n8n-runtime] ${line}`),
+			});
+			const what = `n8n ${runtime.version} (Node ${runtime.nodeVersion})`;
 			console.log(
-				rt.installed
-					? `[n8n-runtime] installed n8n ${rt.version} (Node ${rt.nodeVersion}) in ${rt.dir}`
-					: `[n8n-runtime] n8n ${rt.version} (Node ${rt.nodeVersion}) already installed in ${rt.dir}`,
+				runtime.installed
+					? `[n8n-runtime] installed ${what} in ${runtime.dir} in ${((Date.now() - started) / 1000).toFixed(0)} s`
+					: `[n8n-runtime] ${what} is installed in ${runtime.dir}`,
 			);
 			return 0;
 		}
-		case 'path': {
+		case 'path':
 			try {
-				console.log(JSON.stringify(runtimePaths(), null, 2));
+				console.log(JSON.stringify(runtimePaths(options.version), null, 2));
 				return 0;
-			} catch (err) {
-				console.error(err.message);
+			} catch (error) {
+				console.error(error.message);
 				return 1;
 			}
-		}
-		case 'pins':
-			console.log(
-				JSON.stringify(
-					{
-						pins: PINS,
-						key: runtimeKey(),
-						cacheRoot: cacheRoot(),
-						dir: runtimeDir(),
-						cacheEnv: CACHE_ENV,
-					},
-					null,
-					2,
-				),
-			);
+		case 'pins': {
+			const runtimes = RUNTIMES.map((pin) => ({
+				...pin,
+				default: pin === DEFAULT_RUNTIME,
+				key: runtimeKey(pin),
+				dir: runtimeDir(pin),
+				installed: isComplete(pin),
+			}));
+			const env = { version: VERSION_ENV, cache: CACHE_ENV };
+			console.log(JSON.stringify({ runtimes, cacheRoot: cacheRoot(), env }, null, 2));
 			return 0;
+		}
 		default:
-			console.error('usage: node scripts/n8n-runtime.mjs <install [--force] | path | pins>');
+			console.error(USAGE);
 			return 2;
 	}
 }
 
-main().then(
+main(process.argv.slice(2)).then(
 	(code) => {
 		process.exitCode = code;
 	},
-	(err) => {
-		console.error(`[n8n-runtime] ${err.message}`);
+	(error) => {
+		console.error(`[n8n-runtime] ${error.message}`);
 		process.exitCode = 1;
 	},
 );

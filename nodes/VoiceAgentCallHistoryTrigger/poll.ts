@@ -171,7 +171,7 @@ async function runPoll(
 export async function pollCallHistory(
 	context: IPollFunctions,
 ): Promise<INodeExecutionData[][] | null> {
-	const settings = readSettings(context);
+	const settings = await readSettings(context);
 	const staticData = context.getWorkflowStaticData('node');
 	if (running.has(staticData)) return null;
 	running.add(staticData);

@@ -2,6 +2,7 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { CallFilter } from '../shared/api';
 import { CREDENTIAL_TYPE } from '../shared/credential';
+import { resolveAgentId, type AgentLocatorValue } from '../shared/resolveAgent';
 import { readTranscriptFormat, type TranscriptFormat } from '../shared/transcript';
 import type { CallSummary } from '../shared/types';
 import { InputValidator } from '../shared/validation';
@@ -19,22 +20,22 @@ export interface TriggerSettings {
 	days: number;
 	transcriptFormat: TranscriptFormat;
 	/**
-	 * What the saved position belongs to: the event, the filters and the credential. Changing any of
+	 * What the saved position belongs to: the event, the filters (the agent by ID) and the credential. Changing any of
 	 * them starts afresh (from Start From), since the calls seen so far say nothing about another list.
 	 */
 	scope: string;
 }
 
-export function readSettings(context: IPollFunctions): TriggerSettings {
+export async function readSettings(context: IPollFunctions): Promise<TriggerSettings> {
 	const validate = new InputValidator(context.getNode());
 	const event = validate.oneOf(context.getNodeParameter('event', 'callEnded'), 'Event', [
 		'callEnded',
 		'newCall',
 	] as const);
 	const filter: CallFilter = {};
-	const agentId = context.getNodeParameter('agent', '', { extractValue: true });
-	if (typeof agentId === 'string' && agentId.trim() !== '')
-		filter.agentId = validate.id(agentId, 'Agent');
+	const agent = context.getNodeParameter('agent', {}) as AgentLocatorValue;
+	if (typeof agent.value === 'string' && agent.value.trim() !== '')
+		filter.agentId = await resolveAgentId(context, agent, { request: { purpose: 'poll' } });
 	const filters = context.getNodeParameter('filters', {}) as IDataObject;
 	if (typeof filters.clientNumber === 'string' && filters.clientNumber.trim() !== '')
 		filter.clientNumber = validate.e164(filters.clientNumber, 'Client Number');

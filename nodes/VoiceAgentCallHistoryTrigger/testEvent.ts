@@ -18,7 +18,7 @@ const EDITOR_WAIT: RequestOptions = { purpose: 'activation' };
  * trigger would output it. The saved state is neither read nor changed.
  */
 export async function fetchTestEvent(context: IPollFunctions): Promise<INodeExecutionData[][]> {
-	const settings = readSettings(context);
+	const settings = await readSettings(context);
 	const wanted = (call: CallSummary) => settings.event === 'newCall' || hasEnded(call);
 	let pages = 0;
 	let looked = 0;

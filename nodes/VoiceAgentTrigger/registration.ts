@@ -3,6 +3,7 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { findAgent, getAgent, upsertAgent } from '../shared/api';
+import { resolveAgentId, type AgentLocatorValue } from '../shared/resolveAgent';
 import type { RequestOptions } from '../shared/transport';
 import type { Agent } from '../shared/types';
 
@@ -46,15 +47,15 @@ function webhookUrl(context: IHookFunctions): string {
 	return url;
 }
 
-function agentIdOf(context: IHookFunctions): string {
-	const id = context.getNodeParameter('agent', '', { extractValue: true });
-	if (typeof id !== 'string' || id.trim() === '') {
+async function agentIdOf(context: IHookFunctions): Promise<string> {
+	const agent = context.getNodeParameter('agent', {}) as AgentLocatorValue;
+	if (typeof agent.value !== 'string' || agent.value.trim() === '') {
 		throw new NodeOperationError(
 			context.getNode(),
 			'Agent must not be empty: choose the agent whose events start this workflow',
 		);
 	}
-	return id.trim();
+	return await resolveAgentId(context, agent, { request: ACTIVATION });
 }
 
 /** Only one field is sent, so the upsert leaves the rest of the agent as it is. */
@@ -81,13 +82,13 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const registration = registrations(this)[url];
 	if (!registration) return false;
-	const agent = await findAgent(this, agentIdOf(this), ACTIVATION);
+	const agent = await findAgent(this, await agentIdOf(this), ACTIVATION);
 	return agent?.webhook === `${url}?${SECRET_PARAMETER}=${registration.secret}`;
 }
 
 export async function create(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
-	const agentId = agentIdOf(this);
+	const agentId = await agentIdOf(this);
 	const agent = await getAgent(this, agentId, ACTIVATION);
 	const current = agent.webhook ?? '';
 	const store = writableRegistrations(this);
@@ -120,7 +121,7 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const url = webhookUrl(this);
 	const store = writableRegistrations(this);
 	const registration = store[url];
-	const agentId = registration?.agentId ?? agentIdOf(this);
+	const agentId = registration?.agentId ?? (await agentIdOf(this));
 	const agent = await findAgent(this, agentId, ACTIVATION);
 	// Put the previous webhook back only while the agent still points here: if someone changed it
 	// meanwhile, their choice stands. An agent deleted meanwhile has nothing left to restore.

@@ -1,16 +1,17 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
+import { resolveAgentId, type AgentLocatorValue } from './resolveAgent';
 import { InputValidator } from './validation';
 
-/** The ID behind a resource locator parameter, checked before anything is sent. */
-export function requiredLocatorId(
+/** The ID of the agent an agent picker parameter chooses, a name resolved (see `resolveAgent`). */
+export async function agentIdParameter(
 	context: IExecuteFunctions,
-	parameter: string,
-	label: string,
 	itemIndex: number,
-): string {
-	const value = context.getNodeParameter(parameter, itemIndex, '', { extractValue: true });
-	return new InputValidator(context.getNode(), itemIndex).id(value, label);
+	parameter = 'agent',
+	field = 'Agent',
+): Promise<string> {
+	const locator = context.getNodeParameter(parameter, itemIndex) as AgentLocatorValue;
+	return await resolveAgentId(context, locator, { field, itemIndex });
 }
 
 /** Max items to return for a list operation, or undefined for "Return All". */

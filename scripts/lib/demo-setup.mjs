@@ -1,34 +1,24 @@
 // The demo's building blocks, shared by scripts/demo.mjs and scripts/screenshots.mjs: the packed
-// package installed into the pinned real n8n (scripts/lib/n8n-harness.mjs), a seeded sandbox of the
-// Voice Agent service, a "Voice Agent (sandbox)" credential, the example workflows and an owner.
+// package installed into a pinned real n8n (VOICE_AGENT_N8N_VERSION chooses which), a seeded sandbox
+// of the Voice Agent service, a "Voice Agent (sandbox)" credential, the example workflows and an owner.
 //
 // Runs under the system Node (20 or later). Everything it starts is ended by `demo.stop()`.
 
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
-import net from 'node:net';
-import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { promisify } from 'node:util';
 
-import {
-	createUserFolder,
-	ensureRuntime,
-	importCredentials,
-	importWorkflows,
-	installPackageTarball,
-	removeUserFolder,
-	startN8nServer,
-} from './n8n-harness.mjs';
-import { cleanNpmEnv } from './n8n-runtime.mjs';
+import { installPackage, packPackage, ROOT } from './community-package.mjs';
+import { SANDBOX_API_KEY, sandboxApi, startSeededSandbox } from './demo-sandbox.mjs';
+import { importCredentials, importWorkflows } from './n8n-cli.mjs';
+import { startN8nServer } from './n8n-server.mjs';
+import { choosePort } from './processes.mjs';
+import { ensureRuntime } from './runtime-install.mjs';
+import { createUserFolder, removeUserFolder } from './user-folder.mjs';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
+export { ROOT } from './community-package.mjs';
+export { SANDBOX_API_KEY, sandboxApi } from './demo-sandbox.mjs';
 
-export const SANDBOX_API_KEY = 'sandbox-key';
 /** The credential the example workflows reference (by this id and name). */
 export const CREDENTIAL = Object.freeze({ id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' });
 /** The example workflows, in the order they are imported and listed. */
@@ -44,27 +34,6 @@ export const TRIGGER_EXAMPLE = 'log-transcript-when-call-ends';
 // Small pieces
 // ---------------------------------------------------------------------------------------------------
 
-const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
-
-/** Whether nothing listens on the port yet (checked on all interfaces, as n8n and the sandbox bind). */
-export function portIsFree(port) {
-	return new Promise((resolve) => {
-		const probe = net.createServer();
-		probe.once('error', () => resolve(false));
-		probe.listen(port, () => probe.close(() => resolve(true)));
-	});
-}
-
-/** The preferred port when it is free, else a free one from the OS: `{ port, fallback }`. 0: any free port. */
-export async function choosePort(preferred) {
-	if (preferred && (await portIsFree(preferred))) return { port: preferred, fallback: false };
-	const probe = net.createServer();
-	await new Promise((resolve) => probe.listen(0, '127.0.0.1', resolve));
-	const { port } = probe.address();
-	await new Promise((resolve) => probe.close(resolve));
-	return { port, fallback: Boolean(preferred) };
-}
-
 /** An owner for a fresh n8n: the password has 8-64 characters, a digit and an upper-case letter. */
 export function demoOwner(email = 'demo@example.com') {
 	return {
@@ -73,58 +42,6 @@ export function demoOwner(email = 'demo@example.com') {
 		lastName: 'User',
 		password: `Demo-${randomBytes(4).toString('hex')}-7Q`,
 	};
-}
-
-/** `npm pack` of this repository into a new temp folder: `{ dir, tarball }` (dist/ must be built). */
-export async function packPackage() {
-	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-agent-pack-'));
-	try {
-		await promisify(execFile)('npm', ['pack', '--silent', '--pack-destination', dir], {
-			cwd: ROOT,
-			env: cleanNpmEnv(),
-		});
-		const file = fs.readdirSync(dir).find((name) => name.endsWith('.tgz'));
-		if (!file) throw new Error('npm pack wrote no tarball');
-		return { dir, tarball: path.join(dir, file) };
-	} catch (error) {
-		fs.rmSync(dir, { recursive: true, force: true });
-		throw error;
-	}
-}
-
-/** Every file package.json's `n8n` section names must be in the installed package (a half-built dist/ is not). */
-function checkInstalledFiles(installedDir) {
-	const pkg = JSON.parse(fs.readFileSync(path.join(installedDir, 'package.json'), 'utf8'));
-	const missing = [...pkg.n8n.nodes, ...pkg.n8n.credentials].filter(
-		(file) => !fs.existsSync(path.join(installedDir, file)),
-	);
-	if (missing.length)
-		throw new Error(
-			`the packed package lacks ${missing.join(', ')}: run \`npm run build\` and try again`,
-		);
-}
-
-/** The sandbox with seeded agents and calls on the preferred port, or a free one when that is taken. */
-export async function startSeededSandbox({ port: preferred = 4010, agents = 4, calls = 40 } = {}) {
-	const { port, fallback } = await choosePort(preferred);
-	const sandbox = await startSandbox({ port, apiKeys: [SANDBOX_API_KEY], agents, calls });
-	return { sandbox, fallback };
-}
-
-/** A request to the sandbox's API (path relative to /v1) with the demo key. */
-export async function sandboxApi(sandbox, method, urlPath, body) {
-	const response = await fetch(`${sandbox.baseUrl}${urlPath}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${SANDBOX_API_KEY}`,
-			...(body === undefined ? {} : { 'content-type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	if (!response.ok)
-		throw new Error(`sandbox ${method} ${urlPath} answered ${response.status}: ${text}`);
-	return text ? JSON.parse(text) : null;
 }
 
 export function readExample(name) {
@@ -184,7 +101,7 @@ class Demo {
 		const started = Date.now();
 		const result = await fn();
 		this.timings[label] = Date.now() - started;
-		this.log(`${label}: done in ${seconds(this.timings[label])}`);
+		this.log(`${label}: done in ${(this.timings[label] / 1000).toFixed(1)} s`);
 		return result;
 	}
 
@@ -214,22 +131,18 @@ class Demo {
 		this.owner = owner;
 		const started = Date.now();
 
-		await this.step('pinned n8n runtime', () =>
+		this.runtime = await this.step('pinned n8n runtime', () =>
 			ensureRuntime({ log: (line) => log(`  [n8n-runtime] ${line}`) }),
 		);
+		const { runtime } = this;
 		this.pack = await this.step('npm pack', () => packPackage());
 		this.userFolder = createUserFolder({ prefix: 'voice-agent-demo-' });
 		log(`n8n user folder: ${this.userFolder}`);
-		const installed = await this.step(
-			'install the package into <user folder>/.n8n/nodes',
-			async () => {
-				const result = await installPackageTarball(this.userFolder, this.pack.tarball);
-				checkInstalledFiles(result.dir);
-				return result;
-			},
+		const installed = await this.step('install the package into <user folder>/.n8n/nodes', () =>
+			installPackage(this.userFolder, this.pack.tarball),
 		);
 		this.packageVersion = `${installed.name}@${installed.version}`;
-		fs.rmSync(this.pack.dir, { recursive: true, force: true }); // installed: the tarball is not needed any more
+		this.pack.remove(); // installed: the tarball is not needed any more
 		this.pack = undefined;
 
 		const { sandbox, fallback } = await this.step('sandbox', () =>
@@ -244,7 +157,9 @@ class Demo {
 
 		const { port, fallback: n8nFallback } = await choosePort(preferredN8nPort);
 		if (n8nFallback) this.warn(`port ${preferredN8nPort} is taken: n8n listens on ${port} instead`);
-		this.server = await this.step('n8n start', () => startN8nServer(this.userFolder, { port }));
+		this.server = await this.step('n8n start', () =>
+			startN8nServer(this.userFolder, { runtime, port }),
+		);
 		this.editorUrl = `http://localhost:${this.server.port}`;
 		await this.step('owner set-up and login', () => this.server.setupOwnerAndLogin(owner));
 
@@ -267,15 +182,15 @@ class Demo {
 	}
 
 	async importData() {
-		await importCredentials(this.userFolder, [
-			{
-				...CREDENTIAL,
-				type: 'voiceAgentApi',
-				data: { apiKey: SANDBOX_API_KEY, baseUrl: this.sandbox.baseUrl },
-			},
-		]);
+		const { runtime } = this;
+		const credential = {
+			...CREDENTIAL,
+			type: 'voiceAgentApi',
+			data: { apiKey: SANDBOX_API_KEY, baseUrl: this.sandbox.baseUrl },
+		};
+		await importCredentials(this.userFolder, [credential], { runtime });
 		const workflows = demoWorkflows(this.triggerAgent);
-		const ids = await importWorkflows(this.userFolder, workflows);
+		const ids = await importWorkflows(this.userFolder, workflows, { runtime });
 		this.workflows = workflows.map((workflow, index) => ({
 			file: `examples/${EXAMPLES[index]}.json`,
 			example: EXAMPLES[index],
@@ -332,7 +247,7 @@ class Demo {
 		await attempt('server', (server) => server.stop());
 		await attempt('sandbox', (sandbox) => sandbox.close());
 		await attempt('userFolder', (folder) => removeUserFolder(folder));
-		await attempt('pack', (pack) => fs.rmSync(pack.dir, { recursive: true, force: true }));
+		await attempt('pack', (pack) => pack.remove());
 		if (problems.length) throw new Error(`stopping the demo: ${problems.join('; ')}`);
 	}
 }

@@ -1,28 +1,27 @@
 // A client for the REST API of a running n8n (the endpoints its editor uses): owner set-up, login,
-// workflow activation, executions. Runs under the system Node; only Node built-ins.
+// making workflows live, executions. Where n8n 1.x and 2.x differ, it asks the dialect.
+// Runs under the system Node; only Node built-ins.
 
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 
-import { runtimePaths } from './n8n-runtime.mjs';
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Decodes n8n's "flatted" execution data (what GET /rest/executions/:id returns in `data`). */
-export function parseFlatted(text) {
-	// Use the runtime's own copy of the format's reference implementation.
-	const require = createRequire(path.join(runtimePaths().n8nDir, 'package.json'));
-	return require('flatted').parse(text);
-}
+import { dialectFor } from './n8n-dialect.mjs';
+import { sleep } from './processes.mjs';
 
 /**
  * A client for n8n's internal REST API (the editor's), with cookie auth.
  * Every response body is n8n's `{ data: ... }`; methods return the `data`.
  */
 export class N8nRestClient {
-	constructor(baseUrl) {
+	/**
+	 * @param {string} baseUrl
+	 * @param {{ version: string, n8nDir: string }} runtime the runtime the server runs (runtimePaths)
+	 */
+	constructor(baseUrl, runtime) {
 		this.baseUrl = baseUrl.replace(/\/$/, '');
+		this.runtime = runtime;
+		this.dialect = dialectFor(runtime);
 		this.cookies = new Map();
 		// n8n binds the auth cookie to this header; keep it the same for every request.
 		this.browserId = randomUUID();
@@ -63,6 +62,13 @@ export class N8nRestClient {
 		return json && typeof json === 'object' && 'data' in json ? json.data : json;
 	}
 
+	/** Decodes n8n's "flatted" execution data (what GET /rest/executions/:id returns in `data`). */
+	parseFlatted(text) {
+		// The runtime's own copy of the format's reference implementation.
+		const require = createRequire(path.join(this.runtime.n8nDir, 'package.json'));
+		return require('flatted').parse(text);
+	}
+
 	/** POST /rest/owner/setup: makes the instance's owner (only once per folder); also logs in. */
 	async setupOwner({ email, firstName = 'E2E', lastName = 'Owner', password }) {
 		return await this.request('POST', '/rest/owner/setup', {
@@ -83,7 +89,7 @@ export class N8nRestClient {
 	}
 
 	/**
-	 * GET /rest/workflows/:id/publication-status (n8n 2.x publication service):
+	 * GET /rest/workflows/:id/publication-status (n8n 2.x publication service; 1.x has none):
 	 * `{ status: 'not_published'|'in_progress'|'published'|'partial'|'failed', liveVersionId,
 	 * pendingVersionId, triggers: [{ nodeId, status, errorMessage }] }`.
 	 */
@@ -95,7 +101,7 @@ export class N8nRestClient {
 	}
 
 	/**
-	 * Waits until a (de)activation has taken effect. n8n 2.41 applies it asynchronously (an outbox
+	 * Waits until a (de)activation has taken effect (n8n 2.x). n8n 2.41 applies it asynchronously (an outbox
 	 * drained right after the request), so the REST call returns before triggers are registered.
 	 * Throws with the trigger errors when publishing failed (e.g. a trigger's create method threw).
 	 */
@@ -125,9 +131,10 @@ export class N8nRestClient {
 	}
 
 	/**
-	 * POST /rest/workflows/:id/activate with { versionId } (what the editor's "Publish" does):
-	 * registers its triggers and webhooks. Without versionId the workflow's current version is
-	 * activated. By default waits until the triggers are live (see waitForPublication).
+	 * POST /rest/workflows/:id/activate with { versionId } (what the editor's "Publish" does in 2.x,
+	 * "Activate" in 1.x): registers its triggers and webhooks. Without versionId the workflow's
+	 * current version is activated. n8n 1.x answers once the triggers are live, or with the error
+	 * that stopped them; 2.x answers first, so by default this waits (see waitForPublication).
 	 * @returns the workflow as the endpoint returned it (active: true, activeVersionId, ...)
 	 */
 	async activateWorkflow(id, { versionId, wait = true, timeoutMs } = {}) {
@@ -135,7 +142,8 @@ export class N8nRestClient {
 		const wf = await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/activate`, {
 			versionId: vid,
 		});
-		if (wait) await this.waitForPublication(id, { published: true, timeoutMs });
+		if (wait && this.dialect.publishesAfterAnswering)
+			await this.waitForPublication(id, { published: true, timeoutMs });
 		return wf;
 	}
 
@@ -149,8 +157,23 @@ export class N8nRestClient {
 			`/rest/workflows/${encodeURIComponent(id)}/deactivate`,
 			{},
 		);
-		if (wait) await this.waitForPublication(id, { published: false, timeoutMs });
+		if (wait && this.dialect.publishesAfterAnswering)
+			await this.waitForPublication(id, { published: false, timeoutMs });
 		return wf;
+	}
+
+	/**
+	 * Makes a workflow that starts with "When called by another workflow" callable from production
+	 * runs of other workflows. n8n 2.x runs a sub-workflow's published version, so it is published;
+	 * n8n 1.x runs its saved version and refuses to activate a workflow without a trigger.
+	 */
+	async enableSubWorkflow(id) {
+		if (this.dialect.subWorkflowsRunPublished) await this.activateWorkflow(id);
+	}
+
+	/** Undoes enableSubWorkflow. */
+	async disableSubWorkflow(id) {
+		if (this.dialect.subWorkflowsRunPublished) await this.deactivateWorkflow(id);
 	}
 
 	/**
@@ -174,7 +197,7 @@ export class N8nRestClient {
 	 */
 	async getExecution(id) {
 		const ex = await this.request('GET', `/rest/executions/${encodeURIComponent(id)}`);
-		if (ex && typeof ex.data === 'string') ex.data = parseFlatted(ex.data);
+		if (ex && typeof ex.data === 'string') ex.data = this.parseFlatted(ex.data);
 		return ex;
 	}
 

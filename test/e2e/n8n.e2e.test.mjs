@@ -1,38 +1,31 @@
-// End-to-end: the packed package installed into a real, pinned n8n the way users install community
-// packages, run against the sandbox. Headless runs (`n8n execute`) prove every Voice Agent operation
+// End-to-end: the packed package installed into a real, pinned n8n (the default, or the one
+// VOICE_AGENT_N8N_VERSION names) the way users install community packages, run against the sandbox. Headless runs (`n8n execute`) prove every Voice Agent operation
 // and the example workflows; a real `n8n start` proves the trigger's register / event / restore cycle.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 
-import {
-	createUserFolder,
-	ensureRuntime,
-	executeWorkflow,
-	importCredentials,
-	importWorkflows,
-	installPackageTarball,
-	nodeOutput,
-	removeUserFolder,
-	startN8nServer,
-} from '../../scripts/lib/n8n-harness.mjs';
+import { installPackage, packPackage, ROOT as root } from '../../scripts/lib/community-package.mjs';
+import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
+import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
+import { nodeOutput } from '../../scripts/lib/run-data.mjs';
+import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
+import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
 
 const API_KEY = 'e2e-sandbox-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
 const VOICE_AGENT = 'n8n-nodes-voice-agent.voiceAgent';
+const N8N_VERSION = selectRuntime().n8n;
 const log = (line) => console.log(`[e2e] ${line}`);
 
 let sandbox;
 let userFolder;
-let packDir;
+let pack;
 
 /** A request to the sandbox API (path relative to /v1) or, with `control`, to /_sandbox. */
 async function sandboxCall(method, urlPath, body, { control = false } = {}) {
@@ -121,19 +114,11 @@ async function runWorkflow(workflow) {
 before(async () => {
 	const started = Date.now();
 	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
-	log(`pinned n8n runtime ready after ${Math.round((Date.now() - started) / 1000)} s`);
+	log(`n8n ${N8N_VERSION} runtime ready after ${Math.round((Date.now() - started) / 1000)} s`);
 
-	packDir = mkdtempSync(path.join(tmpdir(), 'voice-agent-pack-'));
-	execFileSync('npm', ['pack', '--silent', '--pack-destination', packDir], {
-		cwd: root,
-		stdio: ['ignore', 'ignore', 'inherit'],
-	});
-	const tarball = path.join(
-		packDir,
-		readdirSync(packDir).find((file) => file.endsWith('.tgz')),
-	);
+	pack = await packPackage();
 	userFolder = createUserFolder();
-	const installed = await installPackageTarball(userFolder, tarball);
+	const installed = await installPackage(userFolder, pack.tarball);
 	log(`installed ${installed.name}@${installed.version} into ${userFolder}/.n8n/nodes`);
 
 	sandbox = await startSandbox({
@@ -157,10 +142,10 @@ before(async () => {
 after(async () => {
 	await sandbox?.close();
 	if (userFolder) removeUserFolder(userFolder);
-	if (packDir) rmSync(packDir, { recursive: true, force: true });
+	pack?.remove();
 });
 
-describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, () => {
+describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_000 }, () => {
 	test('every operation, wired with expressions as users write them', async () => {
 		await clearRequestLog();
 		const workflow = chain('E2E: every operation', [
@@ -345,7 +330,7 @@ describe('Voice Agent node in n8n 2.41.1 (n8n execute)', { timeout: 600_000 }, (
 	});
 });
 
-describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
+describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, () => {
 	let server;
 	let crmAgent;
 	let toolAgent;
@@ -468,7 +453,7 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 	});
 
 	test('example: push context into a live call from another workflow', async () => {
-		await server.rest.activateWorkflow(ids.push);
+		await server.rest.enableSubWorkflow(ids.push);
 		await server.rest.activateWorkflow(ids.billing);
 		const live = await sandboxCall('POST', '/call', {
 			from: crmAgent.phone_number,
@@ -493,7 +478,7 @@ describe('In a running n8n 2.41.1 (n8n start)', { timeout: 600_000 }, () => {
 		);
 		assert.match(JSON.stringify(ended.transcript), /The customer just paid invoice #1042/);
 		await server.rest.deactivateWorkflow(ids.billing);
-		await server.rest.deactivateWorkflow(ids.push);
+		await server.rest.disableSubWorkflow(ids.push);
 	});
 
 	test('trigger: registers on activation, runs on events, answers tool calls, restores on deactivation', async () => {

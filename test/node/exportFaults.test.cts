@@ -3,9 +3,11 @@
  * engine over real HTTP: retries ride out short outages, one call's failure never discards the others,
  * and what still fails is reported per call.
  */
+import { STATUS_CODES } from 'node:http';
+
 import { allCalls, wire } from '../support/api.cts';
 import { jsonOf, runWith, type NodeRun } from '../support/node.cts';
-import { useFailingProxy } from '../support/proxy.cts';
+import { startInterceptingProxy, type InterceptingProxy } from '../support/proxy.cts';
 import { useSandbox } from '../support/sandbox.cts';
 import { sleep } from '../support/wait.cts';
 
@@ -85,7 +87,7 @@ describe('an outage in the middle of an export', () => {
 
 describe('calls that cannot be fetched', () => {
 	const sandbox = useSandbox();
-	const proxy = useFailingProxy(sandbox);
+	let proxy: InterceptingProxy | undefined;
 	let listed: any[];
 	let broken: string[];
 
@@ -94,16 +96,24 @@ describe('calls that cannot be fetched', () => {
 		listed = await allCalls(sandbox);
 		broken = [listed[3].id, listed[17].id];
 	});
+	afterEach(async () => {
+		await proxy?.close();
+		proxy = undefined;
+	});
 
-	const run = (continueOnFail: boolean) =>
-		runWith(sandbox, EXPORT, { baseUrl: `${proxy.origin}/v1`, continueOnFail });
+	/** The export through a proxy that answers GET /call of the given calls with `status`. */
+	async function exportFailing(failing: string[], status: number, continueOnFail: boolean) {
+		const error = { error: STATUS_CODES[status], message: `Failed by the test proxy (${status})` };
+		proxy = await startInterceptingProxy(sandbox.origin, (route, _earlier, url) =>
+			route === 'GET /call' && failing.includes(url.searchParams.get('id') ?? '')
+				? { answer: { status, body: error } }
+				: undefined,
+		);
+		return await runWith(sandbox, EXPORT, { baseUrl: `${proxy.origin}/v1`, continueOnFail });
+	}
 
 	test('without On Error: Continue: the node fails, saying how many calls failed and why', async () => {
-		proxy.setRule((route, url) =>
-			route === 'GET /call' && broken.includes(url.searchParams.get('id') ?? '') ? 400 : undefined,
-		);
-
-		const result = await run(false);
+		const result = await exportFailing(broken, 400, false);
 
 		expect(result.items).toEqual([]);
 		expect(result.error?.message).toBe(
@@ -115,11 +125,7 @@ describe('calls that cannot be fetched', () => {
 	});
 
 	test('with On Error: Continue: every call it got, then an error item naming each call it could not fetch', async () => {
-		proxy.setRule((route, url) =>
-			route === 'GET /call' && broken.includes(url.searchParams.get('id') ?? '') ? 404 : undefined,
-		);
-
-		const result = await run(true);
+		const result = await exportFailing(broken, 404, true);
 
 		const output = jsonOf(result);
 		const fetched = listed.filter((call) => !broken.includes(call.id));
@@ -128,22 +134,17 @@ describe('calls that cannot be fetched', () => {
 		expect(output.slice(38)).toEqual(
 			broken.map((id) => ({ error: `Call "${id}" was not found`, call_id: id })),
 		);
-		expect(result.items.every((item) => JSON.stringify(item.pairedItem) === '{"item":0}')).toBe(
-			true,
-		);
+		expect(result.items.map((item) => item.pairedItem)).toEqual(Array(40).fill({ item: 0 }));
 	});
 
-	test('a call whose GET /call keeps failing with 503 through every retry and the later pass: reported, the others output', async () => {
-		proxy.setRule((route, url) =>
-			route === 'GET /call' && url.searchParams.get('id') === broken[0] ? 503 : undefined,
-		);
-
-		const result = await run(true);
+	test('a call whose GET /call answers 503 through every retry and the later pass: reported, the others output', async () => {
+		const result = await exportFailing([broken[0]], 503, true);
 
 		const output = jsonOf(result);
 		expect(output).toHaveLength(40);
 		expect(output[39]).toEqual({
-			error: `The Voice Agent service failed to process GET /call (503): Failed by the test proxy (503)`,
+			error:
+				'The Voice Agent service failed to process GET /call (503): Failed by the test proxy (503)',
 			call_id: broken[0],
 		});
 	}, 60_000);

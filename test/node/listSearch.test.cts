@@ -100,3 +100,31 @@ test('a rejected API key is reported, not shown as an empty list', async () => {
 		'The Voice Agent API rejected the API key (401 Unauthorized)',
 	);
 });
+
+describe('the editor does not wait like a batch job', () => {
+	test('a rate limit asking for more than 2 seconds fails the search at once, saying when to retry', async () => {
+		await createAgent(sandbox, { name: 'Front Desk' });
+		// One token per 30 s: this request takes it, so the search's request must wait about 30 s.
+		await sandbox.faults({ rate_limit_per_s: 1 / 30, match: 'GET /agents' });
+		await sandbox.api('GET', '/agents', { query: { limit: 1 } });
+		await sandbox.clearRequests();
+
+		const started = Date.now();
+		await expect(searchAgents('voiceAgent')).rejects.toThrow(
+			/^The Voice Agent API is rate limiting this API key; retry after 3\d seconds$/,
+		);
+		expect(Date.now() - started).toBeLessThan(2_000);
+		expect((await sandbox.requests()).map((entry) => entry.status)).toEqual([429]);
+	});
+
+	test('a server error is tried twice at most, within about a second', async () => {
+		await sandbox.faults({ error_rate: 1, match: 'GET /agents' });
+
+		const started = Date.now();
+		await expect(searchAgents('voiceAgent')).rejects.toThrow(
+			'The Voice Agent service failed to process GET /agents (500)',
+		);
+		expect(Date.now() - started).toBeLessThan(2_000);
+		expect((await sandbox.requests()).map((entry) => entry.status)).toEqual([500, 500]);
+	});
+});

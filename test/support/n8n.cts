@@ -35,7 +35,7 @@ export function nodeCredentials(): INode['credentials'] {
 }
 
 /** A resource locator parameter (e.g. the agent), as n8n stores the user's choice. */
-export function rl(value: string, mode: 'id' | 'list' | 'phoneNumber' = 'id') {
+export function rl(value: string, mode: 'id' | 'list' | 'name' | 'phoneNumber' = 'id') {
 	return { __rl: true, mode, value };
 }
 

@@ -108,49 +108,64 @@ export async function startOneShotProxy(target: string, closeAfter: string): Pro
 	return await listen(server);
 }
 
-/**
- * A proxy in front of the sandbox that answers some requests itself, with an error the service could
- * give: `failWith(route, url)` returns a status for a request to fail (its body is the service's error
- * shape), or undefined to forward it. E.g. one call whose GET /call always fails.
- */
-export interface FailingProxy extends LocalServer {
-	/** Replaces the rule; `() => undefined` forwards everything. */
-	setRule(failWith: (route: string, url: URL) => number | undefined): void;
+/** What an intercepting proxy does with one request instead of passing it through untouched. */
+export type Interception =
+	/** Answers the request itself: the service never sees it. */
+	| { answer: { status: number; body: unknown } }
+	/** Forwards it, then passes the JSON answer through `rewrite`. */
+	| { rewrite: (body: any) => unknown };
+
+export interface InterceptingProxy extends LocalServer {
+	/** "METHOD /path" of every request it received, in order. */
+	routes: string[];
 }
 
-export async function startFailingProxy(target: string): Promise<FailingProxy> {
+/**
+ * Forwards requests to `target` except where `intercept` (given the route, the routes before it and the
+ * request's URL) returns an interception: for what the sandbox never does by itself, such as failing
+ * one endpoint only after another was called, listing two agents of one name, or failing one call.
+ */
+export async function startInterceptingProxy(
+	target: string,
+	intercept: (route: string, earlier: readonly string[], url: URL) => Interception | undefined,
+): Promise<InterceptingProxy> {
 	const targetUrl = new URL(target);
-	let failWith: (route: string, url: URL) => number | undefined = () => undefined;
+	const routes: string[] = [];
 	const server = http.createServer((request, response) => {
-		const status = failWith(routeOf(request), new URL(request.url ?? '/', 'http://proxy.invalid'));
-		if (status === undefined) {
-			forward(request, response, targetUrl);
+		const route = routeOf(request);
+		const url = new URL(request.url ?? '/', 'http://proxy.invalid');
+		const interception = intercept(route, [...routes], url);
+		routes.push(route);
+		if (!interception) return forward(request, response, targetUrl);
+		if ('answer' in interception) {
+			request.resume();
+			response.writeHead(interception.answer.status, { 'content-type': 'application/json' });
+			response.end(JSON.stringify(interception.answer.body));
 			return;
 		}
-		request.resume();
-		response.writeHead(status, { 'content-type': 'application/json' });
-		response.end(
-			JSON.stringify({
-				error: http.STATUS_CODES[status] ?? 'Error',
-				message: `Failed by the test proxy (${status})`,
-			}),
+		const upstream = http.request(
+			{
+				host: targetUrl.hostname,
+				port: targetUrl.port,
+				method: request.method,
+				path: request.url,
+				headers: request.headers,
+			},
+			async (answer) => {
+				const chunks: Buffer[] = [];
+				for await (const chunk of answer) chunks.push(chunk as Buffer);
+				const body = JSON.stringify(
+					interception.rewrite(JSON.parse(Buffer.concat(chunks).toString())),
+				);
+				response.writeHead(answer.statusCode ?? 502, {
+					'content-type': 'application/json',
+					'content-length': Buffer.byteLength(body),
+				});
+				response.end(body);
+			},
 		);
+		upstream.on('error', () => response.destroy());
+		request.pipe(upstream);
 	});
-	const local = await listen(server);
-	return {
-		...local,
-		setRule: (rule) => {
-			failWith = rule;
-		},
-	};
-}
-
-/** The suite's failing proxy in front of its sandbox: forwarding everything again before each test. */
-export function useFailingProxy(sandbox: TestSandbox): FailingProxy {
-	return forSuite({
-		name: 'The failing proxy',
-		start: () => startFailingProxy(sandbox.origin),
-		close: (proxy) => proxy.close(),
-		reset: (proxy) => proxy.setRule(() => undefined),
-	});
+	return { ...(await listen(server)), routes };
 }

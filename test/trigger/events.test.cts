@@ -488,3 +488,24 @@ describe('events at the test URL', () => {
 		});
 	});
 });
+
+describe('answering the service in time', () => {
+	test('"Include Call Details" under a long rate limit: n8n answers 500 within seconds, so the service delivers again', async () => {
+		const { call, trigger } = await activeTrigger({ options: { includeCallDetails: true } });
+		// One token per 30 s on GET /call: this request takes it, so the trigger's fetch would wait about 30 s.
+		await sandbox.faults({ rate_limit_per_s: 1 / 30, match: 'GET /call' });
+		await sandbox.api('GET', '/call', { query: { id: call.id } });
+
+		const started = Date.now();
+		const answer = await sendEvent(call.id, { event_type: 'call_ended' });
+
+		// The sender's delivery timeout is 10 s: the answer comes well before it, and starts nothing.
+		expect(Date.now() - started).toBeLessThan(5_000);
+		expect(answer.status).toBe(500);
+		expect(trigger.executions).toEqual([]);
+		const error = trigger.received.at(-1)?.error;
+		expect(error?.message).toMatch(
+			/^The Voice Agent API is rate limiting this API key; retry after 3\d seconds$/,
+		);
+	});
+});

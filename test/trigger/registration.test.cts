@@ -305,6 +305,28 @@ describe('the agent parameter', () => {
 		);
 	});
 
+	test('by name: the agent of that name is registered, and its ID is what deactivation uses', async () => {
+		const agent = await createAgent(sandbox, { name: 'Orders' });
+		await createAgent(sandbox, { name: 'Returns' });
+		const trigger = await triggers.start('', { agent: rl('Orders', 'name') });
+
+		await trigger.activate();
+
+		const { webhook } = await getAgent(sandbox, agent.id);
+		expect(splitWebhook(webhook).base).toBe(trigger.url('production'));
+		expect(trigger.registrations()[trigger.url('production')].agentId).toBe(agent.id);
+		await trigger.deactivate();
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe('');
+	});
+
+	test('by a name no agent has: activation fails naming it, and nothing is registered', async () => {
+		await createAgent(sandbox, { name: 'Orders' });
+		const trigger = await triggers.start('', { agent: rl('Order', 'name') });
+
+		await expect(trigger.activate()).rejects.toThrow('No agent is named "Order"');
+		expect(trigger.registrations()).toEqual({});
+	});
+
 	test('an agent that does not exist: activation fails saying it was not found', async () => {
 		const trigger = await triggers.start('agt_0000000000000000');
 

@@ -1,6 +1,9 @@
 import type { INodeProperties } from 'n8n-workflow';
 
-/** The agent picker used wherever an agent is chosen: from a searchable list or by its ID. */
+/**
+ * The agent picker used wherever an agent is chosen: from a searchable list, by its ID, or by its
+ * exact name (resolved with `resolveAgent`; what a CRM row or an AI model knows).
+ */
 export function agentLocator(overrides: Partial<INodeProperties> = {}): INodeProperties {
 	return {
 		displayName: 'Agent',
@@ -22,6 +25,13 @@ export function agentLocator(overrides: Partial<INodeProperties> = {}): INodePro
 				name: 'id',
 				type: 'string',
 				placeholder: 'e.g. agt_3f9a2c7d1b8e4f60',
+			},
+			{
+				displayName: 'By Name',
+				name: 'name',
+				type: 'string',
+				placeholder: 'e.g. Renewal Reminder',
+				hint: 'The exact name of one agent',
 			},
 		],
 		...overrides,

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deleteAgent } from '../../../shared/api';
 import { agentLocator } from '../../../shared/descriptions';
-import { requiredLocatorId } from '../../../shared/parameters';
+import { agentIdParameter } from '../../../shared/parameters';
 
 const properties: INodeProperties[] = [agentLocator({ description: 'The agent to delete' })];
 
@@ -13,7 +13,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = requiredLocatorId(this, 'agent', 'Agent', itemIndex);
+	const id = await agentIdParameter(this, itemIndex);
 	await deleteAgent(this, id);
 	return { deleted: true, id };
 }

@@ -3,7 +3,7 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getAgent } from '../../../shared/api';
 import { agentLocator } from '../../../shared/descriptions';
-import { requiredLocatorId } from '../../../shared/parameters';
+import { agentIdParameter } from '../../../shared/parameters';
 import type { Agent } from '../../../shared/types';
 
 const properties: INodeProperties[] = [agentLocator({ description: 'The agent to retrieve' })];
@@ -14,5 +14,5 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Agent> {
-	return await getAgent(this, requiredLocatorId(this, 'agent', 'Agent', itemIndex));
+	return await getAgent(this, await agentIdParameter(this, itemIndex));
 }

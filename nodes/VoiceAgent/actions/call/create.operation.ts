@@ -11,6 +11,11 @@ import {
 } from '../../../shared/api';
 import { agentLocator, optionsCollection } from '../../../shared/descriptions';
 import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
+import {
+	resolveAgent,
+	type AgentLocatorValue,
+	type ResolvedAgent,
+} from '../../../shared/resolveAgent';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 
@@ -19,7 +24,7 @@ const properties: INodeProperties[] = [
 		displayName: 'From (Agent)',
 		name: 'from',
 		description:
-			'The agent that places the call: the call is made from its phone number. Pick it, give its ID, or give its phone number.',
+			'The agent that places the call: the call is made from its phone number. Pick it, give its ID, its exact name, or its phone number.',
 		modes: [
 			...(agentLocator().modes ?? []),
 			{
@@ -71,12 +76,8 @@ const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
 
 const agentPhoneNumbers = new WeakMap<IExecuteFunctions, Map<string, Promise<string>>>();
 
-/** The agent's phone number, fetched once per node run and agent. */
-async function agentPhoneNumber(
-	context: IExecuteFunctions,
-	agentId: string,
-	itemIndex: number,
-): Promise<string> {
+/** The phone number of an agent known by ID, fetched once per node run and agent. */
+async function fetchedPhoneNumber(context: IExecuteFunctions, agentId: string): Promise<string> {
 	let cache = agentPhoneNumbers.get(context);
 	if (!cache) {
 		cache = new Map();
@@ -88,10 +89,19 @@ async function agentPhoneNumber(
 		cache.set(agentId, phone);
 		phone.catch(() => cache.delete(agentId));
 	}
-	const number = await phone;
+	return await phone;
+}
+
+/** The number the agent calls from; an agent found by name brings it from the agent list. */
+async function agentPhoneNumber(
+	context: IExecuteFunctions,
+	{ id, agent }: ResolvedAgent,
+	itemIndex: number,
+): Promise<string> {
+	const number = agent ? (agent.phone_number ?? '') : await fetchedPhoneNumber(context, id);
 	if (!number) {
 		throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
-			message: `Agent "${agentId}" has no phone number to call from`,
+			message: `Agent "${agent?.name ?? id}" has no phone number to call from`,
 			itemIndex,
 		});
 	}
@@ -117,7 +127,7 @@ async function findPlacedCall(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const from = this.getNodeParameter('from', itemIndex) as { mode?: string; value?: unknown };
+	const from = this.getNodeParameter('from', itemIndex) as AgentLocatorValue;
 	const to = validate.e164(this.getNodeParameter('to', itemIndex), 'To');
 	const callContext = validate.text(this.getNodeParameter('context', itemIndex, ''), 'Context');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -127,8 +137,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (from?.mode === 'phoneNumber') {
 		fromNumber = validate.e164(from.value, 'From (Agent)');
 	} else {
-		agentId = validate.id(from?.value, 'From (Agent)');
-		fromNumber = await agentPhoneNumber(this, agentId, itemIndex);
+		const agent = await resolveAgent(this, from, { field: 'From (Agent)', itemIndex });
+		agentId = agent.id;
+		fromNumber = await agentPhoneNumber(this, agent, itemIndex);
 	}
 	const body: NewCall = { from: fromNumber, to };
 	if (callContext !== '') body.context = callContext;

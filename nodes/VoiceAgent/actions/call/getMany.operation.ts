@@ -16,6 +16,7 @@ import {
 	transcriptFormatOption,
 	withTranscriptFormat,
 } from '../../../shared/transcript';
+import { resolveAgentId, type AgentLocatorValue } from '../../../shared/resolveAgent';
 import { InputValidator } from '../../../shared/validation';
 
 const MAX_TRANSCRIPT_CONCURRENCY = 20;
@@ -73,9 +74,9 @@ export const description = updateDisplayOptions(
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
 	const filter: CallFilter = {};
-	const agentId = this.getNodeParameter('agent', itemIndex, '', { extractValue: true });
-	if (typeof agentId === 'string' && agentId.trim() !== '')
-		filter.agentId = validate.id(agentId, 'Agent');
+	const agent = this.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue;
+	if (typeof agent.value === 'string' && agent.value.trim() !== '')
+		filter.agentId = await resolveAgentId(this, agent, { itemIndex });
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	if (typeof filters.clientNumber === 'string' && filters.clientNumber.trim() !== '') {
 		filter.clientNumber = validate.e164(filters.clientNumber, 'Client Number');

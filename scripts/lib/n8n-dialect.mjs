@@ -1,0 +1,39 @@
+// What differs between the n8n majors the harness drives (the nodes never know): environment
+// settings, the words of the editor, and the REST calls that make a workflow live.
+
+const DIALECTS = {
+	2: {
+		// What the editor calls making a workflow live.
+		activate: 'publish',
+		// Activation answers before the triggers are registered (a publication outbox); the REST
+		// client polls the publication status.
+		publishesAfterAnswering: true,
+		// The setting for the base of production webhook URLs (2.x warns that WEBHOOK_URL is deprecated).
+		webhookUrlSetting: 'N8N_WEBHOOK_URL',
+		// A sub-workflow called from a production run runs in its published version.
+		subWorkflowsRunPublished: true,
+		env: {
+			// The MCP server registry refreshes its list from n8n's API at start-up; nothing here needs it.
+			N8N_DISABLED_MODULES: 'mcp-registry',
+			// Set to their current defaults only to silence start-up deprecation notices.
+			N8N_RUNNERS_TASK_TIMEOUT: '300',
+			N8N_COMPRESSION_NODE_MAX_DECOMPRESSED_SIZE_BYTES: String(2 * 1024 ** 3),
+			N8N_COMPRESSION_NODE_MAX_ZIP_ENTRIES: '5000',
+		},
+	},
+	1: {
+		activate: 'activate',
+		publishesAfterAnswering: false,
+		webhookUrlSetting: 'WEBHOOK_URL',
+		subWorkflowsRunPublished: false,
+		env: {},
+	},
+};
+
+/** The dialect of a runtime (from ensureRuntime or runtimePaths, or anything with its `version`). */
+export function dialectFor(runtime) {
+	const major = Number(String(runtime.version).split('.')[0]);
+	const dialect = DIALECTS[major];
+	if (!dialect) throw new Error(`the harness does not know n8n ${runtime.version}`);
+	return { major, ...dialect };
+}
