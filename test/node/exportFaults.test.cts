@@ -8,8 +8,8 @@ import { STATUS_CODES } from 'node:http';
 import { allCalls, wire } from '../support/api.cts';
 import { jsonOf, runWith, type NodeRun } from '../support/node.cts';
 import { startInterceptingProxy, type InterceptingProxy } from '../support/proxy.cts';
-import { useSandbox } from '../support/sandbox.cts';
-import { sleep } from '../support/wait.cts';
+import { useSandbox, type TestSandbox } from '../support/sandbox.cts';
+import { sleep, waitFor } from '../support/wait.cts';
 
 const EXPORT = {
 	resource: 'call',
@@ -17,6 +17,9 @@ const EXPORT = {
 	returnAll: true,
 	options: { includeTranscripts: true },
 };
+
+/** The export with the most transcript requests in parallel, as a user sets it for a large history. */
+const FAST_EXPORT = { ...EXPORT, options: { includeTranscripts: true, transcriptConcurrency: 20 } };
 
 /** Checks that the export output exactly these calls, each once and in full, in the list's order. */
 function expectFullExport(run: NodeRun, listed: any[]): void {
@@ -29,8 +32,19 @@ function expectFullExport(run: NodeRun, listed: any[]): void {
 	expect(withTranscript).toHaveLength(listed.length);
 }
 
+/** Waits until the sandbox spent the `times` of its fault settings: that many matching requests came. */
+async function faultsSpent(sandbox: TestSandbox): Promise<void> {
+	await waitFor(
+		'the requests the faults were set for',
+		async () =>
+			(await sandbox.control('GET', '/faults')).body.times_remaining === 0 ? true : undefined,
+		120_000,
+	);
+}
+
 describe('a 2,000-call export under 10% server errors, 5% connection resets and a rate limit', () => {
 	const sandbox = useSandbox({}, { reset: false });
+	const RANDOM_FAULTS = { error_rate: 0.1, reset_rate: 0.05 };
 	let listed: any[];
 
 	beforeAll(async () => {
@@ -41,18 +55,24 @@ describe('a 2,000-call export under 10% server errors, 5% connection resets and 
 	test.each(Array.from({ length: 10 }, (_, index) => index + 1))(
 		'run %i of 10: exactly the 2,000 calls, each with its transcript',
 		async () => {
-			await sandbox.faults({ error_rate: 0.1, reset_rate: 0.05, rate_limit_per_s: 400 });
 			await sandbox.clearRequests();
-
-			const run = await runWith(sandbox, EXPORT);
-
+			// Random faults on every request; after the first 700, a rate limit of 10 requests a second
+			// for a second, far below what the export asks for on any machine.
+			await sandbox.faults({ ...RANDOM_FAULTS, times: 700 });
+			const running = runWith(sandbox, FAST_EXPORT);
+			await faultsSpent(sandbox);
+			await sandbox.faults({ ...RANDOM_FAULTS, rate_limit_per_s: 10 });
+			await sleep(1_000);
+			await sandbox.faults(RANDOM_FAULTS);
+			const run = await running;
 			await sandbox.faults({});
+
 			expectFullExport(run, listed);
 			const statuses = (await wire(sandbox)).map((request) => request.status);
 			// The faults were there: the run rode them out.
-			expect(statuses.filter((status) => status === 500).length).toBeGreaterThan(50);
-			expect(statuses.filter((status) => status === null).length).toBeGreaterThan(20);
-			expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(0);
+			expect(statuses.filter((status) => status === 500).length).toBeGreaterThan(100);
+			expect(statuses.filter((status) => status === null).length).toBeGreaterThan(50);
+			expect(statuses.filter((status) => status === 429).length).toBeGreaterThan(5);
 		},
 		120_000,
 	);
@@ -66,12 +86,10 @@ describe('an outage in the middle of an export', () => {
 		const listed = await allCalls(sandbox);
 		await sandbox.clearRequests();
 
+		// 1 ms more on the first 300 GET /call: only to know when they have come.
+		await sandbox.faults({ latency_ms: 1, match: 'GET /call', times: 300 });
 		const running = runWith(sandbox, EXPORT);
-		for (;;) {
-			const fetched = (await sandbox.requests()).filter((r) => r.path === '/v1/call').length;
-			if (fetched >= 300) break;
-			await sleep(5);
-		}
+		await faultsSpent(sandbox);
 		await sandbox.faults({ error_rate: 1, match: 'GET /call', times: 20 });
 		const run = await running;
 

@@ -136,8 +136,7 @@ export async function latestCalls(sandbox: TestSandbox, count: number, key?: str
  * sandbox's seeded history lies in the past), lasting 1 ms. Newest first.
  */
 export async function newEndedCalls(sandbox: TestSandbox, count: number, key?: string) {
-	const seed = { live_calls: count, call_duration_ms: 1, api_key: key };
-	okBody(await sandbox.control('POST', '/seed', seed));
+	await sandbox.seed({ live_calls: count, call_duration_ms: 1, api_key: key });
 	for (let attempt = 0; attempt < 500; attempt++) {
 		const calls = await latestCalls(sandbox, count, key);
 		if (calls.every((call) => call.status !== 'in_progress')) return calls;

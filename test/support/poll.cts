@@ -18,7 +18,13 @@
  * The schedule (cron) is the test calling `poll()`.
  */
 import { ExecutionLifecycleHooks, PollContext, PollTriggerExecutor } from 'n8n-core';
-import type { IDataObject, INode, INodeParameters, WorkflowActivateMode } from 'n8n-workflow';
+import type {
+	IDataObject,
+	INode,
+	INodeParameters,
+	IWorkflowExecuteAdditionalData,
+	WorkflowActivateMode,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import {
@@ -46,8 +52,16 @@ export interface PolledExecution {
 	items: IDataObject[];
 }
 
+/** What the trigger keeps in its static data (nodes/VoiceAgentCallHistoryTrigger/state.ts). */
+export interface CallHistoryState {
+	scope: string;
+	seen: string[];
+	pending: string[];
+}
+
 interface Live {
 	workflow: Workflow;
+	additionalData: IWorkflowExecuteAdditionalData;
 	run: (testingTrigger?: boolean) => Promise<void>;
 }
 
@@ -62,7 +76,7 @@ export class PollHarness {
 
 	constructor(
 		private readonly pkg: LoadedPackage,
-		private readonly credentials: VoiceAgentCredentials,
+		private credentials: VoiceAgentCredentials,
 		private parameters: INodeParameters,
 	) {}
 
@@ -82,9 +96,25 @@ export class PollHarness {
 		};
 	}
 
-	/** The node's saved state (static data), as a copy. */
+	/** The node's static data as saved with the workflow (what a restart starts from), as a copy. */
 	get savedNodeData(): IDataObject {
 		return jsonCopy((this.saved[STATIC_DATA_KEY] ?? {}) as IDataObject);
+	}
+
+	/** The trigger's position as saved with the workflow (the node's `callHistory`). */
+	get savedState(): CallHistoryState | undefined {
+		return this.savedNodeData.callHistory as CallHistoryState | undefined;
+	}
+
+	/** The trigger's position in memory, which the next poll starts from. */
+	get state(): CallHistoryState | undefined {
+		return this.nodeData.callHistory as CallHistoryState | undefined;
+	}
+
+	/** The node's static data in memory (what the next poll starts from), as a copy. */
+	get nodeData(): IDataObject {
+		if (!this.live) throw new Error('The workflow is not published');
+		return jsonCopy((this.live.workflow.staticData[STATIC_DATA_KEY] ?? {}) as IDataObject);
 	}
 
 	/** Every item of every execution, in order. */
@@ -100,6 +130,22 @@ export class PollHarness {
 	/** Saving the workflow in the editor with other parameters; the static data stays. */
 	setParameters(parameters: INodeParameters): void {
 		this.parameters = parameters;
+	}
+
+	/**
+	 * Editing the credential the node uses (same credential ID, other data): n8n reads credentials at
+	 * each request, so the published trigger's next poll uses them.
+	 */
+	setCredentials(credentials: VoiceAgentCredentials): void {
+		this.credentials = credentials;
+		if (this.live) {
+			const { hooks } = this.live.additionalData;
+			this.live.additionalData.credentialsHelper = additionalDataFor(
+				this.pkg,
+				credentials,
+				hooks as ExecutionLifecycleHooks,
+			).credentialsHelper;
+		}
 	}
 
 	/** WorkflowStaticDataService.saveStaticData: only static data marked as changed is written. */
@@ -149,7 +195,7 @@ export class PollHarness {
 				this.pollErrors.push(error);
 			},
 		);
-		const live: Live = { workflow, run: async () => {} };
+		const live: Live = { workflow, additionalData, run: async () => {} };
 		const executor = Container.get(PollTriggerExecutor) as PollTriggerExecutor;
 		live.run = executor.create(workflow, node, context, () => this.live === live);
 		this.live = live;

@@ -10,6 +10,7 @@ import {
 	getCall,
 	newEndedCalls,
 	placeCall,
+	wire,
 	wireLines,
 } from '../support/api.cts';
 import { ids } from '../support/fixtures.cts';
@@ -18,7 +19,10 @@ import { usePollTriggers } from '../support/poll.cts';
 import { useSandbox } from '../support/sandbox.cts';
 
 // Calls placed here never end by themselves; the tests end them.
-const sandbox = useSandbox({ callDurationMs: 3_600_000 });
+const sandbox = useSandbox({
+	apiKeys: ['history-key', 'other-account-key'],
+	callDurationMs: 3_600_000,
+});
 const start = usePollTriggers(sandbox);
 
 describe('first activation', () => {
@@ -218,5 +222,127 @@ describe('Start From: a one-time backfill', () => {
 		expect(recent.length).toBeGreaterThan(20);
 		expect(recent.length).toBeLessThan(history.length - 20);
 		expect(trigger.emittedIds).toEqual(ids(recent).reverse());
+	});
+});
+
+describe('New Call', () => {
+	test('each new call is output once, as the list shows it, oldest first, whatever its status; no GET /call', async () => {
+		const agent = await createAgent(sandbox);
+		const trigger = await start({ event: 'newCall' });
+		await trigger.activate();
+		const first = await placeCall(sandbox, agent, { to: '+14155550101' });
+		const second = await placeCall(sandbox, agent, { to: '+14155550102' });
+		await endCall(sandbox, first.id);
+		await sandbox.clearRequests();
+
+		await trigger.poll();
+		await endCall(sandbox, second.id);
+		await trigger.poll();
+
+		const listed = await allCalls(sandbox);
+		expect(trigger.emitted).toEqual([listed[1], { ...listed[0], status: 'in_progress' }]);
+		expect((await wireLines(sandbox)).every((line) => line.startsWith('GET /calls '))).toBe(true);
+	});
+});
+
+describe('filters', () => {
+	test('only calls of the agent (picked by name) and the client number; the service filters the list', async () => {
+		const sales = await createAgent(sandbox, { name: 'Sales' });
+		const support = await createAgent(sandbox, { name: 'Support' });
+		const trigger = await start({
+			agent: rl('Sales', 'name'),
+			filters: { clientNumber: '+14155550111' },
+		});
+		await trigger.activate();
+		const wanted = await placeCall(sandbox, sales, { to: '+14155550111' });
+		const otherNumber = await placeCall(sandbox, sales, { to: '+14155550122' });
+		const otherAgent = await placeCall(sandbox, support, { to: '+14155550111' });
+		for (const call of [wanted, otherNumber, otherAgent]) await endCall(sandbox, call.id);
+		await sandbox.clearRequests();
+
+		await trigger.poll();
+
+		expect(trigger.emittedIds).toEqual([wanted.id]);
+		const listRequests = (await wire(sandbox)).filter((request) => request.path === '/calls');
+		expect(listRequests.map((request) => request.query)).toEqual([
+			{ agent_id: sales.id, client_number: '+14155550111', limit: '100' },
+		]);
+	});
+
+	test('a client number that is not E.164: publishing fails, naming the field', async () => {
+		const trigger = await start({ filters: { clientNumber: '555-0100' } });
+
+		await expect(trigger.activate()).rejects.toThrow(
+			'Client Number must be a phone number in E.164 form, like +14155550123 (got "555-0100")',
+		);
+	});
+
+	test('other filters start afresh from now: the calls of the new filter are not output as new', async () => {
+		const sales = await createAgent(sandbox, { name: 'Sales' });
+		const support = await createAgent(sandbox, { name: 'Support' });
+		const oldCall = await placeCall(sandbox, support);
+		await endCall(sandbox, oldCall.id);
+		const trigger = await start({ agent: rl(sales.id) });
+		await trigger.activate();
+
+		trigger.setParameters({ agent: rl(support.id) });
+		trigger.deactivate();
+		await trigger.activate();
+		const newCall = await placeCall(sandbox, support);
+		await endCall(sandbox, newCall.id);
+		await trigger.poll();
+
+		expect(trigger.emittedIds).toEqual([newCall.id]);
+	});
+
+	test('a credential now pointing at another account: no history output as new, and it goes on from there', async () => {
+		const [, otherKey] = sandbox.apiKeys;
+		await sandbox.seed({ calls: 150, api_key: otherKey });
+		const trigger = await start();
+		await trigger.activate();
+		await newEndedCalls(sandbox, 3);
+		await trigger.poll();
+		expect(trigger.emitted).toHaveLength(3);
+
+		// The same credential (same ID), its key changed to another account's: no call seen is listed.
+		trigger.setCredentials({ apiKey: otherKey, baseUrl: sandbox.baseUrl });
+		await trigger.poll();
+		expect(trigger.emitted).toHaveLength(3);
+		const fresh = await newEndedCalls(sandbox, 2, otherKey);
+		await trigger.poll();
+
+		expect(trigger.emittedIds.slice(3)).toEqual(ids(fresh).reverse());
+	});
+});
+
+describe('polls that overlap', () => {
+	test('a poll that starts while one is still running outputs nothing: every call once', async () => {
+		const trigger = await start();
+		await trigger.activate();
+		await newEndedCalls(sandbox, 40);
+
+		await trigger.overlappingPolls();
+		await trigger.poll();
+
+		expect(trigger.emitted).toHaveLength(40);
+		expect(new Set(trigger.emittedIds).size).toBe(40);
+	});
+});
+
+describe('Transcript Format', () => {
+	test('Text: each ended call with its transcript as one text, a line per turn', async () => {
+		const agent = await createAgent(sandbox, { name: 'Clinic' });
+		const trigger = await start({ options: { transcriptFormat: 'text' } });
+		await trigger.activate();
+		const call = await placeCall(sandbox, agent, { context: 'Cleaning on Tuesday' });
+		await endCall(sandbox, call.id);
+
+		await trigger.poll();
+
+		const { transcript, ...rest } = await getCall(sandbox, call.id);
+		const lines = transcript.map(
+			(entry: any) => `${entry.speaker === 'agent' ? 'Agent' : 'Customer'}: ${entry.text}`,
+		);
+		expect(trigger.emitted).toEqual([{ ...rest, transcript_text: lines.join('\n') }]);
 	});
 });

@@ -159,6 +159,21 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 		expect(item.call).toEqual(ended);
 	});
 
+	test('"Include Call Details" with Transcript Format Text: the call\'s transcript as one text, a line per turn', async () => {
+		const { call, trigger } = await activeTrigger({
+			options: { includeCallDetails: true, transcriptFormat: 'text' },
+		});
+
+		await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'completed' });
+		await trigger.waitForExecutions(1);
+
+		const { transcript, ...ended } = await getCall(sandbox, call.id);
+		const lines = transcript.map(
+			(entry: any) => `${entry.speaker === 'agent' ? 'Agent' : 'Customer'}: ${entry.text}`,
+		);
+		expect(only(trigger).call).toEqual({ ...ended, transcript_text: lines.join('\n') });
+	});
+
 	test('"Include Call Details" adds nothing to other events', async () => {
 		const { call, trigger } = await activeTrigger({ options: { includeCallDetails: true } });
 
