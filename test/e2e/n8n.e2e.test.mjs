@@ -307,26 +307,34 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 		);
 	});
 
-	test('example: export call transcripts to CSV', async () => {
+	test('an export on demand: Get Many with Include Transcripts, Transcript Format Text', async () => {
 		const { calls } = await sandboxCall('GET', '/calls?limit=100');
-		const run = await runWorkflow(readExample('export-call-transcripts'));
+		const run = await runWorkflow(
+			chain('E2E: export on demand', [
+				manualTrigger(),
+				voiceAgentNode('Get calls with transcripts', 200, {
+					resource: 'call',
+					operation: 'getMany',
+					returnAll: true,
+					options: { includeTranscripts: true, transcriptFormat: 'text' },
+				}),
+			]),
+		);
 		const exported = nodeOutput(run, 'Get calls with transcripts');
 		assert.deepEqual(
 			exported.map((call) => call.id),
 			calls.map((call) => call.id),
 			'every call, newest first',
 		);
-		assert.ok(exported.every((call) => Array.isArray(call.transcript)));
-		const rows = nodeOutput(run, 'One row per call');
 		const completed = exported.find((call) => call.status === 'completed');
-		const completedRow = rows.find((row) => row.call_id === completed.id);
+		const full = await sandboxCall('GET', `/call?id=${completed.id}`);
+		assert.equal(completed.transcript, undefined);
 		assert.equal(
-			completedRow.transcript,
-			completed.transcript.map((entry) => `${entry.speaker}: ${entry.text}`).join('\n'),
+			completed.transcript_text,
+			full.transcript
+				.map((entry) => `${entry.speaker === 'agent' ? 'Agent' : 'Customer'}: ${entry.text}`)
+				.join('\n'),
 		);
-		const file = run.data.resultData.runData['Transcripts as CSV'][0].data.main[0][0].binary.data;
-		assert.equal(file.fileName, 'call-transcripts.csv');
-		assert.equal(file.mimeType, 'text/csv');
 	});
 });
 
