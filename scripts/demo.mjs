@@ -37,8 +37,8 @@ function printReady() {
 		`  Agents       curl -s -H 'Authorization: Bearer ${SANDBOX_API_KEY}' '${sandbox.baseUrl}/agents?limit=10'`,
 		'',
 		'  Try it:',
-		'  - open "export call transcripts", click "Execute workflow", then open the Voice Agent node to see',
-		'    every call with its transcript;',
+		'  - open "export call transcripts", execute it from "Run now", then open the Voice Agent node to see',
+		'    every call with its transcript as text (published, it exports the calls that ended, daily at 7:00);',
 		trigger.active
 			? `  - the trigger workflow listens to "${agent.name}" (${agent.phone_number}). Place a call; it ends after`
 			: `  - ${activate} the trigger workflow (it listens to "${agent.name}", ${agent.phone_number}), place a call; it ends after`,

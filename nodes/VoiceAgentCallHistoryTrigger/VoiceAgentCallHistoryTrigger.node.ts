@@ -7,7 +7,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { voiceAgentCredentials } from '../shared/credential';
-import { agentLocator, optionsCollection } from '../shared/descriptions';
+import { callListFilters, optionsCollection } from '../shared/descriptions';
 import { listSearch } from '../shared/methods';
 import { transcriptFormatOption } from '../shared/transcript';
 import { pollCallHistory } from './poll';
@@ -60,27 +60,7 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 				],
 				default: 'callEnded',
 			},
-			agentLocator({
-				required: false,
-				description: 'Only calls of this agent. Leave empty for the calls of all agents.',
-			}),
-			{
-				displayName: 'Filters',
-				name: 'filters',
-				type: 'collection',
-				placeholder: 'Add Filter',
-				default: {},
-				options: [
-					{
-						displayName: 'Client Number',
-						name: 'clientNumber',
-						type: 'string',
-						default: '',
-						placeholder: 'e.g. +14155550123',
-						description: 'Only calls with this customer phone number (E.164)',
-					},
-				],
-			},
+			...callListFilters(),
 			optionsCollection([
 				{
 					displayName: 'Start From',

@@ -11,17 +11,32 @@ import { loadState, mergeSeen, storeState, type CallHistoryState } from './state
 /** GET /call in flight at once for the calls that ended; the fan-out adapts below it. */
 const MAX_CONCURRENCY = 5;
 
-/** Static data of the polls running now in this process: a poll that overlaps one still running waits its turn. */
+/** Static data of the polls running now in this process: a poll that overlaps one outputs nothing. */
 const running = new WeakSet<object>();
-
-const NOTHING: Scan = { fresh: [], listed: new Map(), lostPosition: false };
 
 /** Where a poll stands after reading the list: the calls to consider now and the calls seen. */
 interface Discovery {
 	/** Newest first. */
 	fresh: CallSummary[];
+	/** Every call on the pages read, by ID. */
 	listed: Map<string, CallSummary>;
 	seen: string[];
+}
+
+function discovery(
+	fresh: CallSummary[],
+	listed: CallSummary[] | Map<string, CallSummary>,
+	seenNow: CallSummary[],
+	seenBefore: string[] = [],
+): Discovery {
+	return {
+		fresh,
+		listed: listed instanceof Map ? listed : new Map(listed.map((call) => [call.id, call])),
+		seen: mergeSeen(
+			seenNow.map((call) => call.id),
+			seenBefore,
+		),
+	};
 }
 
 /** The first poll for these settings: from now on, or a one-time backfill (Start From). */
@@ -34,48 +49,18 @@ async function discoverFirst(
 		// Calls in progress now end after now: Call Ended outputs them when they do.
 		const inProgress =
 			settings.event === 'callEnded' ? latest.filter((call) => !hasEnded(call)) : [];
-		return {
-			fresh: inProgress,
-			listed: new Map(latest.map((call) => [call.id, call])),
-			seen: mergeSeen(
-				latest.map((call) => call.id),
-				[],
-			),
-		};
+		return discovery(inProgress, latest, latest);
 	}
 	const cutoff = settings.startFrom === 'lastDays' ? olderThanDays(settings.days) : undefined;
 	const history = await scanHistory(context, settings.filter, cutoff);
-	return {
-		fresh: history,
-		listed: new Map(history.map((call) => [call.id, call])),
-		seen: mergeSeen(
-			history.map((call) => call.id),
-			[],
-		),
-	};
+	return discovery(history, history, history);
 }
 
 /** A later poll: the calls listed above those seen before. */
 function discoverNext(state: CallHistoryState, scan: Scan): Discovery {
-	if (scan.lostPosition) {
-		// None of the calls seen before is listed any more: start from now rather than output the history.
-		return {
-			fresh: [],
-			listed: scan.listed,
-			seen: mergeSeen(
-				scan.fresh.map((call) => call.id),
-				[],
-			),
-		};
-	}
-	return {
-		fresh: scan.fresh,
-		listed: scan.listed,
-		seen: mergeSeen(
-			scan.fresh.map((call) => call.id),
-			state.seen,
-		),
-	};
+	// None of the calls seen before is listed any more: start from now rather than output the history.
+	if (scan.lostPosition) return discovery([], scan.listed, scan.fresh);
+	return discovery(scan.fresh, scan.listed, scan.fresh, state.seen);
 }
 
 interface Outcome {
@@ -95,13 +80,11 @@ async function endedCalls(
 	context: IPollFunctions,
 	settings: TriggerSettings,
 	pending: readonly string[],
-	discovery: Discovery,
+	found: Discovery,
 ): Promise<Outcome> {
-	const order = [
-		...new Set([...pending, ...[...discovery.fresh].reverse().map((call) => call.id)]),
-	];
+	const order = [...new Set([...pending, ...[...found.fresh].reverse().map((call) => call.id)])];
 	const toFetch = order.filter((id) => {
-		const listed = discovery.listed.get(id);
+		const listed = found.listed.get(id);
 		return !listed || hasEnded(listed);
 	});
 	const { results, failures } = await getCallsInFull(context, toFetch, {
@@ -134,25 +117,25 @@ async function runPoll(
 	staticData: IDataObject,
 ): Promise<INodeExecutionData[][] | null> {
 	const state = loadState(staticData, settings.scope);
-	let discovery: Discovery;
+	let found: Discovery;
 	let scanError: Error | undefined;
 	if (!state) {
-		discovery = await discoverFirst(context, settings);
+		found = await discoverFirst(context, settings);
 	} else {
 		try {
-			discovery = discoverNext(state, await scanNewCalls(context, settings.filter, state.seen));
+			found = discoverNext(state, await scanNewCalls(context, settings.filter, state.seen));
 		} catch (error) {
 			// Nothing is lost: the calls seen stay as they were, and the next poll reads the list again.
 			scanError = error as Error;
-			discovery = { ...NOTHING, seen: state.seen };
+			found = discovery([], [], [], state.seen);
 		}
 	}
 
 	const outcome: Outcome =
 		settings.event === 'newCall'
-			? { items: [...discovery.fresh].reverse(), pending: [] }
-			: await endedCalls(context, settings, state?.pending ?? [], discovery);
-	storeState(staticData, { scope: settings.scope, seen: discovery.seen, pending: outcome.pending });
+			? { items: [...found.fresh].reverse(), pending: [] }
+			: await endedCalls(context, settings, state?.pending ?? [], found);
+	storeState(staticData, { scope: settings.scope, seen: found.seen, pending: outcome.pending });
 
 	// An error only when the poll could output nothing, so that n8n shows it; what failed is kept.
 	if (outcome.items.length === 0) {

@@ -2,7 +2,8 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { CallFilter } from '../shared/api';
 import { CREDENTIAL_TYPE } from '../shared/credential';
-import { resolveAgentId, type AgentLocatorValue } from '../shared/resolveAgent';
+import { readCallFilter } from '../shared/parameters';
+import type { AgentLocatorValue } from '../shared/resolveAgent';
 import { readTranscriptFormat, type TranscriptFormat } from '../shared/transcript';
 import type { CallSummary } from '../shared/types';
 import { InputValidator } from '../shared/validation';
@@ -32,13 +33,12 @@ export async function readSettings(context: IPollFunctions): Promise<TriggerSett
 		'callEnded',
 		'newCall',
 	] as const);
-	const filter: CallFilter = {};
-	const agent = context.getNodeParameter('agent', {}) as AgentLocatorValue;
-	if (typeof agent.value === 'string' && agent.value.trim() !== '')
-		filter.agentId = await resolveAgentId(context, agent, { request: { purpose: 'poll' } });
-	const filters = context.getNodeParameter('filters', {}) as IDataObject;
-	if (typeof filters.clientNumber === 'string' && filters.clientNumber.trim() !== '')
-		filter.clientNumber = validate.e164(filters.clientNumber, 'Client Number');
+	const filter = await readCallFilter(
+		context,
+		context.getNodeParameter('agent', {}) as AgentLocatorValue,
+		context.getNodeParameter('filters', {}) as IDataObject,
+		{ request: { purpose: 'poll' } },
+	);
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const startFrom = validate.oneOf(options.startFrom ?? 'now', 'Start From', [
 		'now',

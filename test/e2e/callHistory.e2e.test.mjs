@@ -14,6 +14,7 @@ import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mj
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
 import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
 
 const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
@@ -33,21 +34,8 @@ let server;
 let agent;
 let workflowId;
 
-async function sandboxCall(method, urlPath, body, { control = false } = {}) {
-	const url = control ? `${sandbox.origin}/_sandbox${urlPath}` : `${sandbox.baseUrl}${urlPath}`;
-	const response = await fetch(url, {
-		method,
-		headers: {
-			...(control ? {} : { authorization: `Bearer ${API_KEY}` }),
-			...(body === undefined ? {} : { 'content-type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${text}`);
-	return text ? JSON.parse(text) : null;
-}
-
+const sandboxCall = (method, urlPath, body, options) =>
+	requestSandbox(sandbox, API_KEY, method, urlPath, body, options);
 const placeCall = (to) =>
 	sandboxCall('POST', '/call', { from: agent.phone_number, to, context: `Call to ${to}` });
 const endCall = (call) =>

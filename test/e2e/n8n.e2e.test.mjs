@@ -13,6 +13,7 @@ import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { nodeOutput } from '../../scripts/lib/run-data.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
 import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
 
 const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
@@ -28,21 +29,8 @@ let userFolder;
 let pack;
 
 /** A request to the sandbox API (path relative to /v1) or, with `control`, to /_sandbox. */
-async function sandboxCall(method, urlPath, body, { control = false } = {}) {
-	const url = control ? `${sandbox.origin}/_sandbox${urlPath}` : `${sandbox.baseUrl}${urlPath}`;
-	const response = await fetch(url, {
-		method,
-		headers: {
-			...(control ? {} : { authorization: `Bearer ${API_KEY}` }),
-			...(body === undefined ? {} : { 'content-type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	const parsed = text ? JSON.parse(text) : null;
-	if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${text}`);
-	return parsed;
-}
+const sandboxCall = (method, urlPath, body, options) =>
+	requestSandbox(sandbox, API_KEY, method, urlPath, body, options);
 
 const requestLog = () => sandboxCall('GET', '/requests', undefined, { control: true });
 const clearRequestLog = () => sandboxCall('DELETE', '/requests', undefined, { control: true });
@@ -307,34 +295,33 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 		);
 	});
 
-	test('an export on demand: Get Many with Include Transcripts, Transcript Format Text', async () => {
+	test('example: export call transcripts, on demand (Run now): Get Many with transcripts as text, CSV', async () => {
 		const { calls } = await sandboxCall('GET', '/calls?limit=100');
-		const run = await runWorkflow(
-			chain('E2E: export on demand', [
-				manualTrigger(),
-				voiceAgentNode('Get calls with transcripts', 200, {
-					resource: 'call',
-					operation: 'getMany',
-					returnAll: true,
-					options: { includeTranscripts: true, transcriptFormat: 'text' },
-				}),
-			]),
-		);
+		const run = await runWorkflow(readExample('export-call-transcripts'));
 		const exported = nodeOutput(run, 'Get calls with transcripts');
 		assert.deepEqual(
 			exported.map((call) => call.id),
 			calls.map((call) => call.id),
 			'every call, newest first',
 		);
+		assert.ok(
+			exported.every((call) => call.transcript === undefined),
+			'Transcript Format: Text',
+		);
+		const rows = nodeOutput(run, 'One row per call');
 		const completed = exported.find((call) => call.status === 'completed');
 		const full = await sandboxCall('GET', `/call?id=${completed.id}`);
-		assert.equal(completed.transcript, undefined);
+		const completedRow = rows.find((row) => row.call_id === completed.id);
+		assert.equal(completedRow.customer_number, full.to);
 		assert.equal(
-			completed.transcript_text,
+			completedRow.transcript,
 			full.transcript
 				.map((entry) => `${entry.speaker === 'agent' ? 'Agent' : 'Customer'}: ${entry.text}`)
 				.join('\n'),
 		);
+		const file = run.data.resultData.runData['Transcripts as CSV'][0].data.main[0][0].binary.data;
+		assert.match(file.fileName, /^call-transcripts-\d{4}-\d{2}-\d{2}\.csv$/);
+		assert.equal(file.mimeType, 'text/csv');
 	});
 });
 

@@ -3,16 +3,16 @@
  * call history trigger and the webhook trigger use the same option and function (their suites show it).
  */
 import { allCalls, createAgent, endCall, getCall, placeCall } from '../support/api.cts';
+import { transcriptLines } from '../support/fixtures.cts';
 import { jsonOf, runWith } from '../support/node.cts';
 import { useSandbox } from '../support/sandbox.cts';
 import { transcriptText, withTranscriptFormat } from '../../nodes/shared/transcript';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000 });
 
-/** The transcript as a spreadsheet cell should hold it, written out here independently of the node. */
-function asLines(transcript: Array<{ speaker: string; text: string }>): string {
-	const label: Record<string, string> = { agent: 'Agent', customer: 'Customer' };
-	return transcript.map((entry) => `${label[entry.speaker]}: ${entry.text}`).join('\n');
+/** Call → Get of the call with these options. */
+function getAs(callId: string, options: Record<string, string>) {
+	return runWith(sandbox, { resource: 'call', operation: 'get', callId, options });
 }
 
 async function endedCall() {
@@ -26,57 +26,35 @@ describe('Call: Get', () => {
 	test('Text: "transcript_text", a line per turn, instead of the list', async () => {
 		const call = await endedCall();
 
-		const [output] = jsonOf(
-			await runWith(sandbox, {
-				resource: 'call',
-				operation: 'get',
-				callId: call.id,
-				options: { transcriptFormat: 'text' },
-			}),
-		);
+		const [output] = jsonOf(await getAs(call.id, { transcriptFormat: 'text' }));
 
 		const { transcript, ...rest } = call;
-		expect(output).toEqual({ ...rest, transcript_text: asLines(transcript) });
+		expect(output).toEqual({ ...rest, transcript_text: transcriptLines({ transcript }) });
 		expect(output.transcript_text).toMatch(/^Agent: Hello, this is Clinic\.\nCustomer: /);
 		expect(output.transcript_text).toContain('Agent: I am calling about this: Cleaning on Tuesday');
 	});
 
 	test('Both: the list and the text; Entries (the default): the call as the service gives it', async () => {
 		const call = await endedCall();
-		const get = (options: Record<string, string>) =>
-			runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id, options });
-
-		expect(jsonOf(await get({ transcriptFormat: 'both' }))).toEqual([
-			{ ...call, transcript_text: asLines(call.transcript) },
+		expect(jsonOf(await getAs(call.id, { transcriptFormat: 'both' }))).toEqual([
+			{ ...call, transcript_text: transcriptLines(call) },
 		]);
-		expect(jsonOf(await get({ transcriptFormat: 'entries' }))).toEqual([call]);
-		expect(jsonOf(await get({}))).toEqual([call]);
+		expect(jsonOf(await getAs(call.id, { transcriptFormat: 'entries' }))).toEqual([call]);
+		expect(jsonOf(await getAs(call.id, {}))).toEqual([call]);
 	});
 
 	test('a call in progress (no transcript yet): an empty text', async () => {
 		const agent = await createAgent(sandbox);
 		const call = await placeCall(sandbox, agent);
 
-		const [output] = jsonOf(
-			await runWith(sandbox, {
-				resource: 'call',
-				operation: 'get',
-				callId: call.id,
-				options: { transcriptFormat: 'text' },
-			}),
-		);
+		const [output] = jsonOf(await getAs(call.id, { transcriptFormat: 'text' }));
 
 		expect(output.transcript_text).toBe('');
 		expect(output).not.toHaveProperty('transcript');
 	});
 
 	test('a format no one offers (from an expression): an error naming the field and the item', async () => {
-		const run = await runWith(sandbox, {
-			resource: 'call',
-			operation: 'get',
-			callId: 'call_1',
-			options: { transcriptFormat: 'csv' },
-		});
+		const run = await getAs('call_1', { transcriptFormat: 'csv' });
 
 		expect(run.error?.message).toBe(
 			'Transcript Format must be one of entries, text, both (got "csv") [item 0]',
@@ -102,7 +80,7 @@ describe('Call: Get Many with Include Transcripts', () => {
 		for (const [index, call] of output.entries()) {
 			const full = await getCall(sandbox, call.id);
 			expect(call).not.toHaveProperty('transcript');
-			expect(call.transcript_text).toBe(asLines(full.transcript));
+			expect(call.transcript_text).toBe(transcriptLines(full));
 			expect(call.client_number).toBe(listed[index].client_number);
 		}
 	});

@@ -13,7 +13,7 @@ import {
 	wire,
 	wireLines,
 } from '../support/api.cts';
-import { ids } from '../support/fixtures.cts';
+import { ids, transcriptLines } from '../support/fixtures.cts';
 import { rl } from '../support/n8n.cts';
 import { usePollTriggers } from '../support/poll.cts';
 import { useSandbox } from '../support/sandbox.cts';
@@ -164,12 +164,7 @@ describe('Fetch Test Event (manual)', () => {
 		expect(run.error).toBeUndefined();
 		const full = await getCall(sandbox, ended.id);
 		expect(run.items.map((item) => item.json)).toEqual([
-			{
-				...full,
-				transcript_text: full.transcript
-					.map((entry: any) => `${entry.speaker === 'agent' ? 'Agent' : 'Customer'}: ${entry.text}`)
-					.join('\n'),
-			},
+			{ ...full, transcript_text: transcriptLines(full) },
 		]);
 		expect(run.workflow.staticData.__dataChanged).toBe(false);
 		expect(trigger.savedNodeData).toEqual(before);
@@ -340,9 +335,8 @@ describe('Transcript Format', () => {
 		await trigger.poll();
 
 		const { transcript, ...rest } = await getCall(sandbox, call.id);
-		const lines = transcript.map(
-			(entry: any) => `${entry.speaker === 'agent' ? 'Agent' : 'Customer'}: ${entry.text}`,
-		);
-		expect(trigger.emitted).toEqual([{ ...rest, transcript_text: lines.join('\n') }]);
+		expect(trigger.emitted).toEqual([
+			{ ...rest, transcript_text: transcriptLines({ transcript }) },
+		]);
 	});
 });

@@ -5,7 +5,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { createAgent, getAgent, getCall, placeCall } from '../support/api.cts';
-import { CHECK_ORDER_TOOL, ISO_TIMESTAMP } from '../support/fixtures.cts';
+import { CHECK_ORDER_TOOL, ISO_TIMESTAMP, transcriptLines } from '../support/fixtures.cts';
 import { startTestSandbox, useSandbox } from '../support/sandbox.cts';
 import {
 	post,
@@ -168,10 +168,10 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 		await trigger.waitForExecutions(1);
 
 		const { transcript, ...ended } = await getCall(sandbox, call.id);
-		const lines = transcript.map(
-			(entry: any) => `${entry.speaker === 'agent' ? 'Agent' : 'Customer'}: ${entry.text}`,
-		);
-		expect(only(trigger).call).toEqual({ ...ended, transcript_text: lines.join('\n') });
+		expect(only(trigger).call).toEqual({
+			...ended,
+			transcript_text: transcriptLines({ transcript }),
+		});
 	});
 
 	test('"Include Call Details" adds nothing to other events', async () => {

@@ -6,44 +6,23 @@ import {
 	callsNotFetchedError,
 	getCallsInFull,
 	listCalls,
-	type CallFilter,
 } from '../../../shared/api';
-import { agentLocator, optionsCollection, returnAllOrLimit } from '../../../shared/descriptions';
-import { listLimit } from '../../../shared/parameters';
+import { callListFilters, optionsCollection, returnAllOrLimit } from '../../../shared/descriptions';
+import { listLimit, readCallFilter } from '../../../shared/parameters';
 import { withPartialOutput } from '../../../shared/partialOutput';
 import {
 	readTranscriptFormat,
 	transcriptFormatOption,
 	withTranscriptFormat,
 } from '../../../shared/transcript';
-import { resolveAgentId, type AgentLocatorValue } from '../../../shared/resolveAgent';
+import type { AgentLocatorValue } from '../../../shared/resolveAgent';
 import { InputValidator } from '../../../shared/validation';
 
 const MAX_TRANSCRIPT_CONCURRENCY = 20;
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
-	agentLocator({
-		required: false,
-		description: 'Only calls of this agent. Leave empty for the calls of all agents.',
-	}),
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Client Number',
-				name: 'clientNumber',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. +14155550123',
-				description: 'Only calls with this customer phone number (E.164)',
-			},
-		],
-	},
+	...callListFilters(),
 	optionsCollection([
 		{
 			displayName: 'Include Transcripts',
@@ -73,14 +52,12 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const filter: CallFilter = {};
-	const agent = this.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue;
-	if (typeof agent.value === 'string' && agent.value.trim() !== '')
-		filter.agentId = await resolveAgentId(this, agent, { itemIndex });
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	if (typeof filters.clientNumber === 'string' && filters.clientNumber.trim() !== '') {
-		filter.clientNumber = validate.e164(filters.clientNumber, 'Client Number');
-	}
+	const filter = await readCallFilter(
+		this,
+		this.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue,
+		this.getNodeParameter('filters', itemIndex, {}) as IDataObject,
+		{ itemIndex },
+	);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const concurrency =
 		options.includeTranscripts === true
