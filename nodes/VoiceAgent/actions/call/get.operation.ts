@@ -9,10 +9,11 @@ import {
 	withTranscriptFormat,
 } from '../../../shared/transcript';
 import { InputValidator } from '../../../shared/validation';
+import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
 	callIdField('ID of the call to retrieve, with its transcript once it has ended'),
-	optionsCollection([transcriptFormatOption()]),
+	optionsCollection([...waitForEndOptions, transcriptFormatOption()]),
 ];
 
 export const description = updateDisplayOptions(
@@ -25,5 +26,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const format = readTranscriptFormat(this.getNode(), options.transcriptFormat, itemIndex);
-	return withTranscriptFormat(await getCall(this, id), format);
+	const wait = waitSettings(this, itemIndex, options);
+	const call = await getCall(this, id);
+	return withTranscriptFormat(wait ? await waitForEnd(this, call, wait, itemIndex) : call, format);
 }
