@@ -329,6 +329,83 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 		assert.equal(completed.transcript, undefined);
 		assert.equal(completed.transcript_text, transcriptLines(full.transcript));
 	});
+
+	test("example: push context into a live call, as shipped, against the demo's sandbox", async () => {
+		// The sandbox as `npm run demo` seeds it; the example's credential points there for this test.
+		const { sandbox: demoSandbox } = await startSeededSandbox({ port: 0 });
+		const pointCredentialAt = (target, apiKey) =>
+			importCredentials(userFolder, [
+				{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey, baseUrl: target.baseUrl } },
+			]);
+		try {
+			await pointCredentialAt(demoSandbox, SANDBOX_API_KEY);
+			const example = readExample('push-context-into-live-call');
+			const sample = example.nodes.find((node) => node.name === 'Sample update');
+			const [phone, message] = sample.parameters.assignments.assignments.map(
+				(entry) => entry.value,
+			);
+
+			// `n8n execute` starts at an Execute Workflow Trigger when a workflow has one: without it, the
+			// run starts at "Try it", as the editor's button for that trigger does. The rest is as shipped.
+			const subWorkflowEntry = example.nodes.find((node) =>
+				node.type.endsWith('.executeWorkflowTrigger'),
+			);
+			example.nodes = example.nodes.filter((node) => node !== subWorkflowEntry);
+			delete example.connections[subWorkflowEntry.name];
+			const run = await runWorkflow(example);
+
+			const [updated] = nodeOutput(run, 'Set call context');
+			assert.equal(updated.to, phone);
+			assert.equal(updated.status, 'in_progress');
+			assert.equal(updated.context, message);
+			assert.equal(updated.live_call_search.client_number, phone);
+			const stored = await fetch(`${demoSandbox.baseUrl}/call?id=${updated.id}`, {
+				headers: { authorization: `Bearer ${SANDBOX_API_KEY}` },
+			}).then((response) => response.json());
+			assert.equal(stored.context, message);
+		} finally {
+			await pointCredentialAt({ baseUrl: `${sandbox.baseUrl}/` }, API_KEY);
+			await demoSandbox.close();
+		}
+	});
+
+	test('example: call a lead, wait for the call to end, and log its transcript', async () => {
+		await clearRequestLog();
+		// The sandbox's calls last 10 minutes here: end this one once the node has placed it.
+		const endPlacedCall = (async () => {
+			for (let tries = 0; tries < 600; tries++) {
+				const placed = (await requestLog()).find(
+					(entry) => entry.method === 'POST' && entry.path === '/v1/call' && entry.status === 200,
+				);
+				if (placed) {
+					const [call] = (await sandboxCall('GET', '/calls?limit=1')).calls;
+					return await sandboxCall('POST', `/calls/${call.id}/complete`, {}, { control: true });
+				}
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+			throw new Error('the example placed no call within a minute');
+		})();
+
+		const [run, ended] = await Promise.all([
+			runWorkflow(readExample('call-lead-and-log-outcome')),
+			endPlacedCall,
+		]);
+
+		const [call] = nodeOutput(run, 'Call and wait for the outcome');
+		assert.equal(call.id, ended.id);
+		assert.equal(call.ended, true);
+		assert.equal(call.status, 'completed');
+		assert.equal(call.to, '+14155550142');
+		assert.deepEqual(call.transcript, ended.transcript);
+		const [row] = nodeOutput(run, 'Outcome for the CRM');
+		assert.equal(row.lead, 'Dana Whitfield');
+		assert.equal(row.ended, true);
+		assert.match(row.transcript, /Dana Whitfield/);
+		const checks = (await requestLog()).filter(
+			(entry) => entry.method === 'GET' && entry.path === '/v1/call',
+		);
+		assert.ok(checks.length >= 1 && checks.length <= 10, `${checks.length} checks of the call`);
+	});
 });
 
 describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, () => {
