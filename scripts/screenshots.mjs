@@ -53,7 +53,7 @@ async function exportWorkflowShots(page, demo) {
 	await shoot(
 		page,
 		'voice-agent-node-parameters',
-		'Voice Agent node, Call > Get Many, Return All, Options > Include Transcripts',
+		'Voice Agent node, Call > Get Many, Return All, Options > Include Transcripts, Transcript Format',
 	);
 	await closeNode(page);
 
@@ -78,11 +78,11 @@ async function exportWorkflowShots(page, demo) {
 	await openNode(page, VOICE_AGENT_NODE);
 	const output = page.locator('[data-test-id="output-panel"]');
 	await output.locator('[data-test-id="radio-button-json"]').click();
-	await output.getByText('"transcript"').first().waitFor();
+	await output.getByText('"transcript_text"').first().waitFor();
 	await shoot(
 		page,
 		'voice-agent-node-output',
-		'Voice Agent node output after the run: every call with its transcript (JSON view)',
+		'Voice Agent node output after the run: every call with its transcript as text (JSON view)',
 	);
 	await closeNode(page);
 }

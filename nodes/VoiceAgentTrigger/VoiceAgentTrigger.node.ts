@@ -10,6 +10,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { voiceAgentCredentials } from '../shared/credential';
 import { agentLocator, optionsCollection } from '../shared/descriptions';
 import { credentialTest, listSearch } from '../shared/methods';
+import { transcriptFormatOption } from '../shared/transcript';
 import { receiveEvent } from './events';
 import { checkExists, create, deleteWebhook } from './registration';
 
@@ -105,6 +106,10 @@ export class VoiceAgentTrigger implements INodeType {
 					description:
 						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call"',
 				},
+				transcriptFormatOption({
+					description: 'How to output the transcript of the call under "call"',
+					displayOptions: { show: { includeCallDetails: [true] } },
+				}),
 				{
 					displayName: 'Replace Existing Webhook',
 					name: 'replaceExistingWebhook',

@@ -28,11 +28,13 @@ const formatCount = (n: number) => n.toLocaleString('en-US');
 export class InputValidator {
 	constructor(
 		private readonly node: INode,
-		private readonly itemIndex: number,
+		/** The input item; none for a trigger's parameters. */
+		private readonly itemIndex?: number,
 	) {}
 
 	fail(field: string, problem: string, description?: string): never {
-		throw new NodeOperationError(this.node, `${field} ${problem} [item ${this.itemIndex}]`, {
+		const where = this.itemIndex === undefined ? '' : ` [item ${this.itemIndex}]`;
+		throw new NodeOperationError(this.node, `${field} ${problem}${where}`, {
 			itemIndex: this.itemIndex,
 			description,
 		});

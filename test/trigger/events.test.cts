@@ -5,7 +5,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { createAgent, getAgent, getCall, placeCall } from '../support/api.cts';
-import { CHECK_ORDER_TOOL, ISO_TIMESTAMP } from '../support/fixtures.cts';
+import { CHECK_ORDER_TOOL, ISO_TIMESTAMP, transcriptLines } from '../support/fixtures.cts';
 import { startTestSandbox, useSandbox } from '../support/sandbox.cts';
 import {
 	post,
@@ -157,6 +157,21 @@ describe('events start the workflow with one item { event_type, call_id, timesta
 		expect(ended.transcript.length).toBeGreaterThan(0);
 		expect(item.event_type).toBe('call_ended');
 		expect(item.call).toEqual(ended);
+	});
+
+	test('"Include Call Details" with Transcript Format Text: the call\'s transcript as one text, a line per turn', async () => {
+		const { call, trigger } = await activeTrigger({
+			options: { includeCallDetails: true, transcriptFormat: 'text' },
+		});
+
+		await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'completed' });
+		await trigger.waitForExecutions(1);
+
+		const { transcript, ...ended } = await getCall(sandbox, call.id);
+		expect(only(trigger).call).toEqual({
+			...ended,
+			transcript_text: transcriptLines({ transcript }),
+		});
 	});
 
 	test('"Include Call Details" adds nothing to other events', async () => {
