@@ -9,6 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { voiceAgentCredentials } from '../shared/credential';
 import { callListFilters, optionsCollection } from '../shared/descriptions';
 import { credentialTest, listSearch } from '../shared/methods';
+import { startNewRun } from '../shared/runCache';
 import { transcriptFormatOption } from '../shared/transcript';
 import { pollCallHistory } from './poll';
 import { MAX_START_FROM_DAYS } from './settings';
@@ -105,6 +106,8 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 	methods = { credentialTest, listSearch };
 
 	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		// n8n keeps this context across polls: each poll reads the credential and the agent afresh.
+		startNewRun(this);
 		if (this.getMode() === 'manual') return await fetchTestEvent(this);
 		return await pollCallHistory(this);
 	}

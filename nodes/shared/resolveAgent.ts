@@ -1,6 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 
 import { agentPages } from './api';
+import { readOncePerRun } from './runCache';
 import type { RequestOptions, VoiceAgentContext } from './transport';
 import type { Agent } from './types';
 import { INPUT_LIMITS, InputValidator } from './validation';
@@ -30,9 +31,6 @@ export interface ResolvedAgent {
 
 type AgentsByName = Map<string, Agent[]>;
 
-/** The account's agents by name, read once per node run: every name of the run is looked up in it. */
-const directories = new WeakMap<object, Promise<AgentsByName>>();
-
 async function readDirectory(
 	context: VoiceAgentContext,
 	options?: RequestOptions,
@@ -48,14 +46,9 @@ async function readDirectory(
 	return byName;
 }
 
+/** The account's agents by name, read once per node run: every name of the run is looked up in it. */
 function directoryFor(context: VoiceAgentContext, options?: RequestOptions) {
-	let directory = directories.get(context);
-	if (!directory) {
-		directory = readDirectory(context, options);
-		directories.set(context, directory);
-		directory.catch(() => directories.delete(context));
-	}
-	return directory;
+	return readOncePerRun(context, 'agentsByName', async () => await readDirectory(context, options));
 }
 
 function nameError(

@@ -264,6 +264,26 @@ describe('filters', () => {
 		]);
 	});
 
+	test('an agent given by name is looked up again at every poll: a new agent of that name is followed', async () => {
+		const first = await createAgent(sandbox, { name: 'Sales' });
+		const trigger = await start({ agent: rl('Sales', 'name') });
+		await trigger.activate();
+		// n8n keeps one poll context while the workflow is published: the name must not stick to the old ID.
+		expect((await sandbox.api('DELETE', '/agent', { query: { id: first.id } })).status).toBe(200);
+		const second = await createAgent(sandbox, { name: 'Sales' });
+		await sandbox.clearRequests();
+
+		// Another agent is another list: like a changed filter, the trigger starts from now.
+		await trigger.poll();
+		const call = await placeCall(sandbox, second);
+		await endCall(sandbox, call.id);
+		await trigger.poll();
+
+		expect(trigger.emittedIds).toEqual([call.id]);
+		const listRequests = (await wire(sandbox)).filter((request) => request.path === '/calls');
+		expect(listRequests.every((request) => request.query.agent_id === second.id)).toBe(true);
+	});
+
 	test('a client number that is not E.164: publishing fails, naming the field', async () => {
 		const trigger = await start({ filters: { clientNumber: '555-0100' } });
 

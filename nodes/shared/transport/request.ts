@@ -1,6 +1,7 @@
 import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
 import { BASE_URL_HINT, CREDENTIAL_TYPE, normalizedBaseUrl } from '../credential';
+import { readOncePerRun } from '../runCache';
 import { cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
 import { apiError, configurationError, networkError } from './errors';
 import { networkErrorCode } from './network';
@@ -12,8 +13,6 @@ import {
 	type RetrySpent,
 } from './retryPolicy';
 import type { ApiRequest, RequestOptions, VoiceAgentContext } from './types';
-
-const baseUrls = new WeakMap<object, Promise<string>>();
 
 async function readBaseUrl(context: VoiceAgentContext): Promise<string> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
@@ -29,13 +28,7 @@ async function readBaseUrl(context: VoiceAgentContext): Promise<string> {
 
 /** The credential's Base URL, read once per node run rather than once per request. */
 function baseUrlFor(context: VoiceAgentContext): Promise<string> {
-	let baseUrl = baseUrls.get(context);
-	if (!baseUrl) {
-		baseUrl = readBaseUrl(context);
-		baseUrls.set(context, baseUrl);
-		baseUrl.catch(() => baseUrls.delete(context));
-	}
-	return baseUrl;
+	return readOncePerRun(context, 'baseUrl', async () => await readBaseUrl(context));
 }
 
 /**
