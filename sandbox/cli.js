@@ -110,22 +110,7 @@ async function main() {
 		process.stdout.write(`${USAGE}\n`);
 		return;
 	}
-	/** @type {import('./index').Sandbox | undefined} */
-	let sandbox;
-	/** @type {string | undefined} */
-	let certificateFile;
-	let stopping = false;
-	const stop = () => {
-		if (stopping) process.exit(1); // a second signal: stop at once
-		stopping = true;
-		if (certificateFile) fs.rmSync(path.dirname(certificateFile), { recursive: true, force: true });
-		(sandbox ? sandbox.close() : Promise.resolve()).then(() => process.exit(0));
-	};
-	// Before the start line: without a handler a signal kills the process outright, and a client may stop the
-	// sandbox the moment it reads that line.
-	process.on('SIGINT', stop);
-	process.on('SIGTERM', stop);
-	sandbox = await startSandbox({
+	const started = startSandbox({
 		...options,
 		log: (line) => process.stdout.write(`${line}\n`),
 	}).catch((error) => {
@@ -133,6 +118,25 @@ async function main() {
 		process.stderr.write(`Error: the sandbox could not start: ${reason}\n`);
 		process.exit(1);
 	});
+	/** @type {string | undefined} */
+	let certificateFile;
+	// Handlers before the start line: until a handler is installed, a signal ends the process at once
+	// (exit code null), and whoever read the line may send one right away.
+	let stopping = false;
+	const stop = () => {
+		if (stopping) process.exit(1); // a second signal: stop at once
+		stopping = true;
+		started
+			.then((sandbox) => sandbox.close())
+			.then(() => {
+				if (certificateFile)
+					fs.rmSync(path.dirname(certificateFile), { recursive: true, force: true });
+				process.exit(0);
+			});
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+	const sandbox = await started;
 	if (sandbox.certificate) {
 		certificateFile = writeCertificate(sandbox.certificate);
 		process.stdout.write(

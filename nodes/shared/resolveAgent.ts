@@ -1,6 +1,7 @@
 import { NodeOperationError } from 'n8n-workflow';
 
 import { agentPages } from './api';
+import { readOncePerRun } from './runCache';
 import type { RequestOptions, VoiceAgentContext } from './transport';
 import type { Agent } from './types';
 import { INPUT_LIMITS, InputValidator } from './validation';
@@ -30,9 +31,6 @@ export interface ResolvedAgent {
 
 type AgentsByName = Map<string, Agent[]>;
 
-/** The account's agents by name, read once per node run: every name of the run is looked up in it. */
-const directories = new WeakMap<object, Promise<AgentsByName>>();
-
 async function readDirectory(
 	context: VoiceAgentContext,
 	options?: RequestOptions,
@@ -48,14 +46,9 @@ async function readDirectory(
 	return byName;
 }
 
+/** The account's agents by name, read once per node run: every name of the run is looked up in it. */
 function directoryFor(context: VoiceAgentContext, options?: RequestOptions) {
-	let directory = directories.get(context);
-	if (!directory) {
-		directory = readDirectory(context, options);
-		directories.set(context, directory);
-		directory.catch(() => directories.delete(context));
-	}
-	return directory;
+	return readOncePerRun(context, 'agentsByName', async () => await readDirectory(context, options));
 }
 
 function nameError(
@@ -82,23 +75,25 @@ async function agentNamed(
 	const matches = directory.get(name) ?? [];
 	if (matches.length === 1) return matches[0];
 	const at = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
+	// What to do is in the message: n8n's toasts show no description.
 	if (matches.length === 0) {
 		const similar = similarNames(directory, name).map((known) => `"${known}"`);
+		const remedy =
+			similar.length > 0
+				? `did you mean ${similar.join(' or ')}?`
+				: 'pick the agent from the list or give its ID';
 		throw nameError(
 			context,
-			`No agent is named "${name}"${at}`,
-			`${field} (By Name) is matched exactly, case and spaces included.` +
-				(similar.length > 0
-					? ` Agents with a similar name: ${similar.join(', ')}.`
-					: ' Pick the agent from the list or give its ID.'),
+			`No agent is named "${name}": ${remedy}${at}`,
+			`${field} (By Name) is matched exactly, case and spaces included.`,
 			itemIndex,
 		);
 	}
 	const ids = matches.map((agent) => agent.id).join(', ');
 	throw nameError(
 		context,
-		`${matches.length} agents are named "${name}" (${ids})${at}`,
-		`${field} (By Name) must name one agent: give its ID or pick it from the list, or give the agents unique names.`,
+		`${matches.length} agents are named "${name}" (${ids}): give the ID of the one you mean, or pick it from the list${at}`,
+		`${field} (By Name) must name one agent; giving the agents unique names also avoids this.`,
 		itemIndex,
 	);
 }

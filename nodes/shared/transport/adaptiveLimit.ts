@@ -8,16 +8,12 @@ const QUEUEING_FACTOR = 2;
 const QUEUEING_MARGIN_MS = 15;
 /** How much of each new latency the smoothed latency takes in. */
 const LATENCY_SMOOTHING = 0.25;
-/** Where the limit goes on queueing: gently, since the service is answering, only more slowly. */
-const QUEUEING_DECREASE = 0.75;
-/** Where the limit goes on a 429, a server error or a network failure. */
-const FAILURE_DECREASE = 0.5;
 
 /**
  * How many requests a fan-out keeps in flight, adapted to the service the way TCP adapts its window:
  * doubling per round while answers are fast and successful (slow start), then one more per round;
- * halved on a 429, a server error or a network failure, and lowered by a quarter when latency shows
- * requests queueing, at most once per round. A 429 also pauses the whole fan-out for as long as its
+ * halved on a 429, a quarter less when latency shows requests queueing, one less on a server error or
+ * a network failure, at most once per round. A 429 also pauses the whole fan-out for as long as its
  * Retry-After asks, since every other request would be refused as well until then.
  */
 export class AdaptiveLimit implements RequestObserver {
@@ -49,11 +45,17 @@ export class AdaptiveLimit implements RequestObserver {
 
 	onAttempt({ status, latencyMs, retryAfterMs }: AttemptReport): void {
 		if (this.attemptsUntilNextDecrease > 0) this.attemptsUntilNextDecrease--;
-		if (status === 429 && retryAfterMs !== undefined) {
-			this.pausedUntil = Math.max(this.pausedUntil, this.now() + retryAfterMs);
+		if (status === 429) {
+			if (retryAfterMs !== undefined) {
+				this.pausedUntil = Math.max(this.pausedUntil, this.now() + retryAfterMs);
+			}
+			this.decrease(Math.floor(this.current / 2));
+			return;
 		}
-		if (status === undefined || status === 429 || status >= 500) {
-			this.decrease(FAILURE_DECREASE);
+		// A server error or a dropped connection alone says little about load (a service may fail a
+		// share of requests whatever their number): a step down, where a 429 halves.
+		if (status === undefined || status >= 500) {
+			this.decrease(this.current - 1);
 			return;
 		}
 		this.fastestMs = Math.min(this.fastestMs, latencyMs);
@@ -65,7 +67,8 @@ export class AdaptiveLimit implements RequestObserver {
 			this.smoothedMs > this.fastestMs * QUEUEING_FACTOR &&
 			this.smoothedMs > this.fastestMs + QUEUEING_MARGIN_MS;
 		if (queueing) {
-			this.decrease(QUEUEING_DECREASE);
+			// Gently: the service is answering, only more slowly.
+			this.decrease(Math.floor(this.current * 0.75));
 			return;
 		}
 		if (this.slowStart) {
@@ -78,10 +81,10 @@ export class AdaptiveLimit implements RequestObserver {
 		}
 	}
 
-	private decrease(factor: number): void {
+	private decrease(to: number): void {
 		this.slowStart = false;
 		if (this.attemptsUntilNextDecrease > 0) return;
-		this.current = Math.max(1, Math.floor(this.current * factor));
+		this.current = Math.max(1, to);
 		this.successesThisRound = 0;
 		// The requests already in flight answer before the lower limit shows any effect: a round.
 		this.attemptsUntilNextDecrease = this.current * 2;

@@ -5,7 +5,8 @@ import type {
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../credential';
+import { BASE_URL_HINT, CREDENTIAL_TYPE, normalizedBaseUrl } from '../credential';
+import { readOncePerRun } from '../runCache';
 import { cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
 import { apiError, configurationError, networkError } from './errors';
 import { networkErrorCode } from './network';
@@ -24,22 +25,17 @@ interface Credential {
 	decrypted: ICredentialsDecrypted;
 }
 
-const credentials = new WeakMap<object, Promise<Credential>>();
-
 async function readCredential(context: VoiceAgentContext): Promise<Credential> {
 	const data = await context.getCredentials(CREDENTIAL_TYPE);
-	const baseUrl = typeof data.baseUrl === 'string' ? data.baseUrl.trim() : '';
-	if (!/^https?:\/\/[^\s/]+\S*$/i.test(baseUrl)) {
+	const baseUrl = normalizedBaseUrl(data.baseUrl);
+	if (!baseUrl) {
 		throw configurationError(
 			context,
-			'The Voice Agent API credential has no valid Base URL: set it to the API address including /v1, e.g. https://api.example.com/v1',
+			`The Voice Agent API credential has no valid Base URL: ${BASE_URL_HINT}`,
 		);
 	}
 	const { id, name } = context.getNode().credentials?.[CREDENTIAL_TYPE] ?? {};
-	return {
-		baseUrl: baseUrl.replace(/\/+$/, ''),
-		decrypted: { id: id ?? '', name: name ?? '', type: CREDENTIAL_TYPE, data },
-	};
+	return { baseUrl, decrypted: { id: id ?? '', name: name ?? '', type: CREDENTIAL_TYPE, data } };
 }
 
 /**
@@ -47,13 +43,7 @@ async function readCredential(context: VoiceAgentContext): Promise<Credential> {
  * helper with every request, it spares n8n a database read and a decryption each time.
  */
 function credentialFor(context: VoiceAgentContext): Promise<Credential> {
-	let credential = credentials.get(context);
-	if (!credential) {
-		credential = readCredential(context);
-		credentials.set(context, credential);
-		credential.catch(() => credentials.delete(context));
-	}
-	return credential;
+	return readOncePerRun(context, 'credential', async () => await readCredential(context));
 }
 
 /**

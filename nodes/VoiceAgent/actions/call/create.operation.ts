@@ -17,6 +17,8 @@ import {
 } from '../../../shared/resolveAgent';
 import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
+import { CALL_FIELDS } from '../../../shared/fields';
+import { readOncePerRun } from '../../../shared/runCache';
 import { InputValidator } from '../../../shared/validation';
 import { allowedDestinationsOption, checkAllowedDestination } from './allowedDestinations';
 import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
@@ -78,22 +80,12 @@ const RECENT_CALLS = 20;
 /** Waits before each look for a call whose creation answer was lost: the service may still be at it. */
 const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
 
-const agentPhoneNumbers = new WeakMap<IExecuteFunctions, Map<string, Promise<string>>>();
-
 /** The phone number of an agent known by ID, fetched once per node run and agent. */
 async function fetchedPhoneNumber(context: IExecuteFunctions, agentId: string): Promise<string> {
-	let cache = agentPhoneNumbers.get(context);
-	if (!cache) {
-		cache = new Map();
-		agentPhoneNumbers.set(context, cache);
-	}
-	let phone = cache.get(agentId);
-	if (!phone) {
-		phone = getAgent(context, agentId).then((agent) => agent.phone_number ?? '');
-		cache.set(agentId, phone);
-		phone.catch(() => cache.delete(agentId));
-	}
-	return await phone;
+	return await readOncePerRun(context, `phoneNumber:${agentId}`, async () => {
+		const agent = await getAgent(context, agentId);
+		return agent.phone_number ?? '';
+	});
 }
 
 /** The number the agent calls from; an agent found by name brings it from the agent list. */
@@ -187,7 +179,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (callContext !== '') body.context = callContext;
 	if (options.userSpeaksFirst !== undefined)
 		body.user_speaks_first = options.userSpeaksFirst === true;
-	validate.requestBody(body, { context: 'Context' });
+	validate.requestBody(body, CALL_FIELDS);
 
 	const filter: CallFilter = agentId ? { clientNumber: to, agentId } : { clientNumber: to };
 	const call = await placeCall(this, body, filter, itemIndex);
