@@ -100,16 +100,24 @@ export function untrackProcessGroup(pgid) {
  * and so does the end of the command (helpers it left behind go with it).
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, onOutput?: (chunk: Buffer) => void }} [options]
+ * `uid`/`gid` run it as another user (when this process runs as root).
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, uid?: number, gid?: number, timeoutMs?: number,
+ *   onOutput?: (chunk: Buffer) => void }} [options]
  * @returns {Promise<{ code: number | null, signal: string | null, stdout: string, stderr: string,
  *   output: string, ms: number, timedOut: boolean }>}
  */
-export function runCaptured(command, args, { cwd, env, timeoutMs = 300_000, onOutput } = {}) {
+export function runCaptured(
+	command,
+	args,
+	{ cwd, env, uid, gid, timeoutMs = 300_000, onOutput } = {},
+) {
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
 		const child = spawn(command, args, {
 			cwd,
 			env,
+			uid,
+			gid,
 			stdio: ['ignore', 'pipe', 'pipe'],
 			detached: true,
 		});
