@@ -163,6 +163,23 @@ export class N8nRestClient {
 	}
 
 	/**
+	 * Saves changes (nodes, connections, name...) to a live workflow and makes them live, as the
+	 * editor's Save does in 1.x (a saved active workflow is activated again) and Save then Publish
+	 * in 2.x (the saved version is a draft until published).
+	 * @returns the saved workflow
+	 */
+	async updateLiveWorkflow(id, changes) {
+		const { versionId } = await this.getWorkflow(id);
+		const saved = await this.request('PATCH', `/rest/workflows/${encodeURIComponent(id)}`, {
+			...changes,
+			versionId,
+		});
+		if (this.dialect.publishesAfterAnswering)
+			await this.activateWorkflow(id, { versionId: saved.versionId });
+		return saved;
+	}
+
+	/**
 	 * Makes a workflow that starts with "When called by another workflow" callable from production
 	 * runs of other workflows. n8n 2.x runs a sub-workflow's published version, so it is published;
 	 * n8n 1.x runs its saved version and refuses to activate a workflow without a trigger.
@@ -189,6 +206,15 @@ export class N8nRestClient {
 		if (Object.keys(filter).length) qs.set('filter', JSON.stringify(filter));
 		const data = await this.request('GET', `/rest/executions?${qs}`);
 		return data.results ?? data;
+	}
+
+	/** How many executions match (the filter of listExecutions), without listing them. */
+	async countExecutions({ workflowId, status } = {}) {
+		const filter = {};
+		if (workflowId !== undefined) filter.workflowId = workflowId;
+		if (status !== undefined) filter.status = Array.isArray(status) ? status : [status];
+		const qs = new URLSearchParams({ limit: '1', filter: JSON.stringify(filter) });
+		return (await this.request('GET', `/rest/executions?${qs}`)).count;
 	}
 
 	/**
