@@ -12,6 +12,8 @@ const DIALECTS = {
 		webhookUrlSetting: 'N8N_WEBHOOK_URL',
 		// A sub-workflow called from a production run runs in its published version.
 		subWorkflowsRunPublished: true,
+		// "Test connection" shows the message of the credential's rule for the status it got.
+		credentialTestShowsRules: true,
 		env: {
 			// The MCP server registry refreshes its list from n8n's API at start-up; nothing here needs it.
 			N8N_DISABLED_MODULES: 'mcp-registry',
@@ -26,6 +28,9 @@ const DIALECTS = {
 		publishesAfterAnswering: false,
 		webhookUrlSetting: 'WEBHOOK_URL',
 		subWorkflowsRunPublished: false,
+		// Its errors drop their cause (a class field resets it), so the credential tester never sees
+		// the status and shows n8n's own message for it instead of the credential's rule.
+		credentialTestShowsRules: false,
 		env: {},
 	},
 };
