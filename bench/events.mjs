@@ -23,7 +23,7 @@ import { startQueueCluster } from '../scripts/lib/n8n-queue.mjs';
 import { startN8nServer } from '../scripts/lib/n8n-server.mjs';
 import { ensureRuntime } from '../scripts/lib/runtime-install.mjs';
 import { createUserFolder, removeUserFolder } from '../scripts/lib/user-folder.mjs';
-import { sandboxClient, startSandbox } from '../test/e2e/support/sandbox-client.mjs';
+import { sandboxClient, startEmptySandbox } from '../test/e2e/support/sandbox-client.mjs';
 
 const { values: flags } = parseArgs({
 	options: {
@@ -235,7 +235,7 @@ function table(mode, results) {
 async function main() {
 	const runtime = await ensureRuntime({ log });
 	const pack = await packPackage();
-	const sandbox = await startSandbox({ port: 0, apiKeys: [API_KEY], agents: 0, calls: 0 });
+	const sandbox = await startEmptySandbox(API_KEY);
 	const api = sandboxClient(sandbox, API_KEY);
 	try {
 		const agent = await api.call('POST', '/agent', { name: 'Bench Agent', area_code: '415' });

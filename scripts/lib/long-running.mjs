@@ -2,15 +2,14 @@
 // started in its own process group, its output kept and logged to a file, ready when the caller's
 // probe says so, and stopped with everything it started. Node built-ins only.
 
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
 import {
 	groupAlive,
 	killGroup,
 	sleep,
+	spawnGroup,
 	tail,
-	trackProcessGroup,
 	untrackProcessGroup,
 	waitFor,
 } from './processes.mjs';
@@ -33,16 +32,8 @@ export async function startLongRunning(command, args, options) {
 	const stopSignal = options.stopSignal ?? 'SIGTERM';
 	const logStream = fs.createWriteStream(logFile, { flags: 'a' });
 	const started = Date.now();
-	const child = spawn(command, args, {
-		cwd,
-		env,
-		uid,
-		gid,
-		stdio: ['ignore', 'pipe', 'pipe'],
-		detached: true, // its own process group: stop() ends it and everything it started
-	});
+	const child = spawnGroup(command, args, { cwd, env, uid, gid });
 	const spawnError = new Promise((resolve) => child.once('error', resolve));
-	if (child.pid) trackProcessGroup(child.pid);
 	let output = '';
 	const onData = (chunk) => {
 		const text = chunk.toString();

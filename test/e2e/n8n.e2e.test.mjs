@@ -13,7 +13,7 @@ import { nodeOutput } from '../../scripts/lib/run-data.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
-import { sandboxClient, startSandbox } from './support/sandbox-client.mjs';
+import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-sandbox-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
@@ -104,13 +104,7 @@ before(async () => {
 	const installed = await installPackage(userFolder, pack.tarball);
 	log(`installed ${installed.name}@${installed.version} into ${userFolder}/.n8n/nodes`);
 
-	sandbox = await startSandbox({
-		port: 0,
-		apiKeys: [API_KEY],
-		agents: 0,
-		calls: 0,
-		callDurationMs: 600_000,
-	});
+	sandbox = await startEmptySandbox(API_KEY);
 	await sandboxCall('POST', '/seed', { agents: 3, calls: 30 }, { control: true });
 	// A trailing slash, as users paste it: the nodes must tolerate it.
 	await importCredentials(userFolder, [

@@ -11,7 +11,7 @@ import { postConcurrently, startCollector } from '../../scripts/lib/event-load.m
 import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startQueueCluster } from '../../scripts/lib/n8n-queue.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
-import { sandboxClient, startSandbox } from './support/sandbox-client.mjs';
+import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-queue-key';
 const CREDENTIAL = { id: 'VoiceAgentQueue1', name: 'Voice Agent (sandbox)' };
@@ -151,13 +151,7 @@ before(async () => {
 	const started = Date.now();
 	const runtime = await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
 	pack = await packPackage();
-	sandbox = await startSandbox({
-		port: 0,
-		apiKeys: [API_KEY],
-		agents: 0,
-		calls: 0,
-		callDurationMs: 600_000,
-	});
+	sandbox = await startEmptySandbox(API_KEY);
 	api = sandboxClient(sandbox, API_KEY);
 	await api.control('POST', '/seed', { agents: 2, calls: 12 });
 	collector = await startCollector();

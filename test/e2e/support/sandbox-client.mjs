@@ -1,7 +1,18 @@
 // The e2e suites' way to the sandbox: its API (as an account holder) and its control endpoints.
 import { createRequire } from 'node:module';
 
-export const { startSandbox } = createRequire(import.meta.url)('../../../sandbox/index.js');
+const { startSandbox } = createRequire(import.meta.url)('../../../sandbox/index.js');
+
+/** A sandbox with one empty account; calls last ten minutes unless a test ends them. */
+export async function startEmptySandbox(apiKey) {
+	return await startSandbox({
+		port: 0,
+		apiKeys: [apiKey],
+		agents: 0,
+		calls: 0,
+		callDurationMs: 600_000,
+	});
+}
 
 /**
  * A request to a running sandbox: a path relative to /v1 with the API key, or with `control` to
