@@ -12,6 +12,7 @@ const DIALECTS = {
 		webhookUrlSetting: 'N8N_WEBHOOK_URL',
 		// A sub-workflow called from a production run runs in its published version.
 		subWorkflowsRunPublished: true,
+		activatesWithPatch: false,
 		// "Test connection" shows the message of the credential's rule for the status it got.
 		credentialTestShowsRules: true,
 		env: {
@@ -29,16 +30,35 @@ const DIALECTS = {
 		webhookUrlSetting: 'WEBHOOK_URL',
 		subWorkflowsRunPublished: false,
 		// Its errors drop their cause (a class field resets it), so the credential tester never sees
-		// the status and shows n8n's own message for it instead of the credential's rule.
+		// the status and shows n8n's own message for it instead of the credential's rule (1.123.81).
 		credentialTestShowsRules: false,
+		// Workflows go live through POST /rest/workflows/:id/activate and .../deactivate.
+		activatesWithPatch: false,
 		env: {},
 	},
 };
 
+/** Older releases of a major that differ from its newest, up to the minor version named (checked pins). */
+const OLDER_RELEASES = [
+	{
+		major: 1,
+		throughMinor: 85, // checked in 1.85.4
+		changes: {
+			// No activate/deactivate endpoints yet: PATCH /rest/workflows/:id with `active`, as its editor.
+			activatesWithPatch: true,
+			// Its errors keep their cause: the credential's rules are shown.
+			credentialTestShowsRules: true,
+		},
+	},
+];
+
 /** The dialect of a runtime (from ensureRuntime or runtimePaths, or anything with its `version`). */
 export function dialectFor(runtime) {
-	const major = Number(String(runtime.version).split('.')[0]);
+	const [major, minor] = String(runtime.version).split('.').map(Number);
 	const dialect = DIALECTS[major];
 	if (!dialect) throw new Error(`the harness does not know n8n ${runtime.version}`);
-	return { major, ...dialect };
+	const older = OLDER_RELEASES.find(
+		(release) => release.major === major && minor <= release.throughMinor,
+	);
+	return { major, ...dialect, ...older?.changes };
 }

@@ -139,9 +139,14 @@ export class N8nRestClient {
 	 */
 	async activateWorkflow(id, { versionId, wait = true, timeoutMs } = {}) {
 		const vid = versionId ?? (await this.getWorkflow(id)).versionId;
-		const wf = await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/activate`, {
-			versionId: vid,
-		});
+		const wf = this.dialect.activatesWithPatch
+			? await this.request('PATCH', `/rest/workflows/${encodeURIComponent(id)}`, {
+					active: true,
+					versionId: vid,
+				})
+			: await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/activate`, {
+					versionId: vid,
+				});
 		if (wait && this.dialect.publishesAfterAnswering)
 			await this.waitForPublication(id, { published: true, timeoutMs });
 		return wf;
@@ -152,11 +157,12 @@ export class N8nRestClient {
 	 * `delete` method runs here). By default waits until that has happened.
 	 */
 	async deactivateWorkflow(id, { wait = true, timeoutMs } = {}) {
-		const wf = await this.request(
-			'POST',
-			`/rest/workflows/${encodeURIComponent(id)}/deactivate`,
-			{},
-		);
+		const wf = this.dialect.activatesWithPatch
+			? await this.request('PATCH', `/rest/workflows/${encodeURIComponent(id)}`, {
+					active: false,
+					versionId: (await this.getWorkflow(id)).versionId,
+				})
+			: await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/deactivate`, {});
 		if (wait && this.dialect.publishesAfterAnswering)
 			await this.waitForPublication(id, { published: false, timeoutMs });
 		return wf;
