@@ -39,6 +39,10 @@ function printReady() {
 		'  Try it:',
 		'  - open "export call transcripts", click "Execute workflow", then open the Voice Agent node to see',
 		'    every call with its transcript;',
+		'  - open "push context into a live call" and execute it: its sample number is on a live call in the sandbox',
+		'    (the sandbox keeps 3 calls in progress for a day), which gets the new context;',
+		'  - open "call a lead and log the outcome" and execute it: it places a call (it ends after about 15 s),',
+		'    waits for it to end and outputs its transcript;',
 		trigger.active
 			? `  - the trigger workflow listens to "${agent.name}" (${agent.phone_number}). Place a call; it ends after`
 			: `  - ${activate} the trigger workflow (it listens to "${agent.name}", ${agent.phone_number}), place a call; it ends after`,

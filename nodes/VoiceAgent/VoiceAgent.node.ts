@@ -21,7 +21,8 @@ export class VoiceAgent implements INodeType {
 			dark: 'file:../../icons/voiceAgent.dark.svg',
 		},
 		group: ['transform'],
-		version: 1,
+		version: [1, 1.1],
+		defaultVersion: 1.1,
 		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
 		description:
 			'Manage voice agents and their phone calls: create or update agents, place calls, read transcripts and push context into live calls',

@@ -9,10 +9,34 @@ const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js'
 
 export const SANDBOX_API_KEY = 'sandbox-key';
 
+/**
+ * Calls in progress when the demo starts, lasting a day, to push context into by hand. Placed calls
+ * keep the sandbox's short default length, so a call placed in the demo ends and the trigger runs.
+ * The seed is fixed: the push-context example's sample number is one of these calls' numbers.
+ */
+export const DEMO_LIVE_CALLS = Object.freeze({ count: 3, durationMs: 24 * 3_600_000 });
+
 /** The sandbox with seeded agents and calls on the preferred port, or a free one when that is taken. */
-export async function startSeededSandbox({ port: preferred = 4010, agents = 4, calls = 40 } = {}) {
+export async function startSeededSandbox({
+	port: preferred = 4010,
+	agents = 4,
+	calls = 40,
+	liveCalls = DEMO_LIVE_CALLS.count,
+} = {}) {
 	const { port, fallback } = await choosePort(preferred);
 	const sandbox = await startSandbox({ port, apiKeys: [SANDBOX_API_KEY], agents, calls });
+	if (liveCalls > 0) {
+		const body = { live_calls: liveCalls, call_duration_ms: DEMO_LIVE_CALLS.durationMs };
+		const response = await fetch(`${sandbox.origin}/_sandbox/seed`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(body),
+		});
+		if (!response.ok) {
+			await sandbox.close();
+			throw new Error(`seeding live calls answered ${response.status}: ${await response.text()}`);
+		}
+	}
 	return { sandbox, fallback };
 }
 

@@ -26,6 +26,7 @@ export const EXAMPLES = Object.freeze([
 	'export-call-transcripts',
 	'upsert-agents-from-crm',
 	'push-context-into-live-call',
+	'call-lead-and-log-outcome',
 	'log-transcript-when-call-ends',
 ]);
 export const TRIGGER_EXAMPLE = 'log-transcript-when-call-ends';

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 
 import { installPackage, packPackage, ROOT as root } from '../../scripts/lib/community-package.mjs';
 import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
+import { SANDBOX_API_KEY, startSeededSandbox } from '../../scripts/lib/demo-sandbox.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { nodeOutput } from '../../scripts/lib/run-data.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
@@ -305,6 +306,83 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 		assert.equal(file.fileName, 'call-transcripts.csv');
 		assert.equal(file.mimeType, 'text/csv');
 	});
+
+	test("example: push context into a live call, as shipped, against the demo's sandbox", async () => {
+		// The sandbox as `npm run demo` seeds it; the example's credential points there for this test.
+		const { sandbox: demoSandbox } = await startSeededSandbox({ port: 0 });
+		const pointCredentialAt = (target, apiKey) =>
+			importCredentials(userFolder, [
+				{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey, baseUrl: target.baseUrl } },
+			]);
+		try {
+			await pointCredentialAt(demoSandbox, SANDBOX_API_KEY);
+			const example = readExample('push-context-into-live-call');
+			const sample = example.nodes.find((node) => node.name === 'Sample update');
+			const [phone, message] = sample.parameters.assignments.assignments.map(
+				(entry) => entry.value,
+			);
+
+			// `n8n execute` starts at an Execute Workflow Trigger when a workflow has one: without it, the
+			// run starts at "Try it", as the editor's button for that trigger does. The rest is as shipped.
+			const subWorkflowEntry = example.nodes.find((node) =>
+				node.type.endsWith('.executeWorkflowTrigger'),
+			);
+			example.nodes = example.nodes.filter((node) => node !== subWorkflowEntry);
+			delete example.connections[subWorkflowEntry.name];
+			const run = await runWorkflow(example);
+
+			const [updated] = nodeOutput(run, 'Set call context');
+			assert.equal(updated.to, phone);
+			assert.equal(updated.status, 'in_progress');
+			assert.equal(updated.context, message);
+			assert.equal(updated.live_call_search.client_number, phone);
+			const stored = await fetch(`${demoSandbox.baseUrl}/call?id=${updated.id}`, {
+				headers: { authorization: `Bearer ${SANDBOX_API_KEY}` },
+			}).then((response) => response.json());
+			assert.equal(stored.context, message);
+		} finally {
+			await pointCredentialAt({ baseUrl: `${sandbox.baseUrl}/` }, API_KEY);
+			await demoSandbox.close();
+		}
+	});
+
+	test('example: call a lead, wait for the call to end, and log its transcript', async () => {
+		await clearRequestLog();
+		// The sandbox's calls last 10 minutes here: end this one once the node has placed it.
+		const endPlacedCall = (async () => {
+			for (let tries = 0; tries < 600; tries++) {
+				const placed = (await requestLog()).find(
+					(entry) => entry.method === 'POST' && entry.path === '/v1/call' && entry.status === 200,
+				);
+				if (placed) {
+					const [call] = (await sandboxCall('GET', '/calls?limit=1')).calls;
+					return await sandboxCall('POST', `/calls/${call.id}/complete`, {}, { control: true });
+				}
+				await new Promise((resolve) => setTimeout(resolve, 100));
+			}
+			throw new Error('the example placed no call within a minute');
+		})();
+
+		const [run, ended] = await Promise.all([
+			runWorkflow(readExample('call-lead-and-log-outcome')),
+			endPlacedCall,
+		]);
+
+		const [call] = nodeOutput(run, 'Call and wait for the outcome');
+		assert.equal(call.id, ended.id);
+		assert.equal(call.ended, true);
+		assert.equal(call.status, 'completed');
+		assert.equal(call.to, '+14155550142');
+		assert.deepEqual(call.transcript, ended.transcript);
+		const [row] = nodeOutput(run, 'Outcome for the CRM');
+		assert.equal(row.lead, 'Dana Whitfield');
+		assert.equal(row.ended, true);
+		assert.match(row.transcript, /Dana Whitfield/);
+		const checks = (await requestLog()).filter(
+			(entry) => entry.method === 'GET' && entry.path === '/v1/call',
+		);
+		assert.ok(checks.length >= 1 && checks.length <= 10, `${checks.length} checks of the call`);
+	});
 });
 
 describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, () => {
@@ -377,8 +455,8 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 						options: {},
 					},
 				},
-				setNode('Call and context', 200, {
-					callId: '={{ $json.body.callId }}',
+				setNode('Customer and context', 200, {
+					clientNumber: '={{ $json.body.phone }}',
 					context: '={{ $json.body.context }}',
 				}),
 				{
@@ -441,7 +519,7 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 		);
 	});
 
-	test('example: push context into a live call from another workflow', async () => {
+	test('example: push context into the live call of a phone number, from another workflow', async () => {
 		await server.rest.enableSubWorkflow(ids.push);
 		await server.rest.activateWorkflow(ids.billing);
 		const live = await sandboxCall('POST', '/call', {
@@ -449,14 +527,25 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 			to: '+14155550177',
 			context: 'Invoice #1042 is open',
 		});
+		// The billing system knows the customer's phone number, not the call.
 		const response = await fetch(server.webhookUrl('billing-paid'), {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ callId: live.id, context: 'The customer just paid invoice #1042.' }),
+			body: JSON.stringify({
+				phone: '+14155550177',
+				context: 'The customer just paid invoice #1042.',
+			}),
 		});
 		const updated = await response.json();
 		assert.equal(response.status, 200, JSON.stringify(updated));
 		assert.equal(updated.id, live.id);
+		assert.deepEqual(updated.live_call_search, {
+			client_number: '+14155550177',
+			agent_id: null,
+			live_calls: 1,
+			chosen: 'newest',
+			other_live_call_ids: [],
+		});
 		assert.equal(updated.status, 'in_progress');
 		assert.equal(updated.context, 'The customer just paid invoice #1042.');
 		const ended = await sandboxCall(

@@ -7,7 +7,7 @@ import { expectNoKey } from '../support/errors.cts';
 import { API_KEY } from '../support/fixtures.cts';
 import { rl } from '../support/n8n.cts';
 import { jsonOf, runWith } from '../support/node.cts';
-import { startOneShotProxy } from '../support/proxy.cts';
+import { startInterceptingProxy, startOneShotProxy } from '../support/proxy.cts';
 import { useSandbox } from '../support/sandbox.cts';
 import { closedPortUrl } from '../support/servers.cts';
 
@@ -83,6 +83,47 @@ describe('Call: Create never places a call twice', () => {
 			]);
 		},
 	);
+
+	test('placed, but the call list fails too while looking for it: still the may-not-have-been-placed error', async () => {
+		await sandbox.faults({ error_rate: 1, match: 'POST /call', when: 'after', times: 1 });
+		// After the POST, the call list answers 500 to every request.
+		const proxy = await startInterceptingProxy(sandbox.origin, (route, earlier) =>
+			route === 'GET /calls' && earlier.includes('POST /call')
+				? { answer: { status: 500, body: { error: 'Internal Server Error', message: 'Down' } } }
+				: undefined,
+		);
+		try {
+			const run = await runWith(
+				sandbox,
+				{
+					resource: 'call',
+					operation: 'create',
+					from: rl(agent.id),
+					to: '+14155550123',
+					context: 'Exactly once',
+				},
+				{ baseUrl: `${proxy.origin}/v1` },
+			);
+
+			expect(run.items).toEqual([]);
+			expect(run.error?.message).toMatch(
+				/^The call to \+14155550123 may not have been placed: check the call list before retrying \(The Voice Agent service failed to process POST \/call \(500\)/,
+			);
+			expect(run.error?.description).toContain(
+				'Looking for it failed too: The Voice Agent service failed to process GET /calls (500): Down.',
+			);
+			expect(run.error?.description).toMatch(/so that nobody is phoned twice/);
+			// The call was placed, once: the error must not invite a blind retry.
+			expect(await allCalls(sandbox)).toHaveLength(1);
+			expect(proxy.routes.filter((route) => route === 'POST /call')).toHaveLength(1);
+			expect(proxy.routes.slice(proxy.routes.indexOf('POST /call') + 1)).toEqual(
+				Array(6).fill('GET /calls'),
+			);
+			expectNoKey(run);
+		} finally {
+			await proxy.close();
+		}
+	});
 
 	test('an earlier call to the same number is not mistaken for the one that failed', async () => {
 		const earlier = await placeCall(sandbox, agent, { to: '+14155550123', context: 'Same words' });

@@ -38,7 +38,11 @@ export interface RunNodeOptions {
 	/** n8n's "On Error: Continue" setting. */
 	continueOnFail?: boolean;
 	type?: string;
+	/** The node's version in the workflow (default 1). */
+	typeVersion?: number;
 	mode?: WorkflowExecuteMode;
+	/** Stops the run once this settles, as n8n's "Stop execution" does (it cancels the engine's promise). */
+	cancelWhen?: Promise<unknown>;
 }
 
 export const NODE_NAME = 'Voice Agent';
@@ -50,7 +54,7 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		id: 'b5f9d2c6-0000-4000-8000-000000000001',
 		name: NODE_NAME,
 		type: options.type ?? `${PACKAGE_NAME}.voiceAgent`,
-		typeVersion: 1,
+		typeVersion: options.typeVersion ?? 1,
 		position: [0, 0],
 		parameters: options.parameters,
 		credentials: nodeCredentials(),
@@ -99,7 +103,9 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		mode,
 		runExecutionData,
 	);
-	await execution.processRunExecutionData(workflow);
+	const running = execution.processRunExecutionData(workflow);
+	void options.cancelWhen?.then(() => running.cancel());
+	await running;
 	const run = await finished;
 	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
 	return {
@@ -115,6 +121,7 @@ export interface RunOptions {
 	/** Overrides the credential (e.g. a wrong key, or a Base URL where nothing listens). */
 	apiKey?: string;
 	baseUrl?: string;
+	cancelWhen?: Promise<unknown>;
 }
 
 /** Runs the Voice Agent node with the sandbox's credential. */
@@ -131,6 +138,7 @@ export function runWith(
 		},
 		input: options.input as IDataObject[] | undefined,
 		continueOnFail: options.continueOnFail,
+		cancelWhen: options.cancelWhen,
 	});
 }
 

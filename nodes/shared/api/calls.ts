@@ -95,3 +95,27 @@ export function callPages(
 export function hasEnded(call: { status?: unknown }): boolean {
 	return call.status === 'completed' || call.status === 'failed';
 }
+
+export interface LiveCalls {
+	/** The calls in progress, newest first. */
+	live: CallSummary[];
+	/** The newest call of the filter, live or not. */
+	latest?: CallSummary;
+}
+
+/**
+ * The calls in progress among the filter's calls. The whole filtered list is read: the list is in order
+ * of creation, so a call that is still going on may sit behind shorter calls that came after it.
+ */
+export async function findLiveCalls(
+	context: VoiceAgentContext,
+	filter: CallFilter,
+	options?: RequestOptions,
+): Promise<LiveCalls> {
+	const found: LiveCalls = { live: [] };
+	for await (const calls of callPages(context, filter, options)) {
+		found.latest ??= calls[0];
+		for (const call of calls) if (call.status === 'in_progress') found.live.push(call);
+	}
+	return found;
+}

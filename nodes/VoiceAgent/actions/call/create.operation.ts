@@ -10,14 +10,16 @@ import {
 	type NewCall,
 } from '../../../shared/api';
 import { agentLocator, optionsCollection } from '../../../shared/descriptions';
-import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
 import {
 	resolveAgent,
 	type AgentLocatorValue,
 	type ResolvedAgent,
 } from '../../../shared/resolveAgent';
+import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
+import { allowedDestinationsOption, checkAllowedDestination } from './allowedDestinations';
+import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
 	agentLocator({
@@ -54,6 +56,7 @@ const properties: INodeProperties[] = [
 			"What the agent should know for this call, e.g. the customer's name and the reason for calling",
 	},
 	optionsCollection([
+		allowedDestinationsOption,
 		{
 			displayName: 'User Speaks First',
 			name: 'userSpeaksFirst',
@@ -61,6 +64,7 @@ const properties: INodeProperties[] = [
 			default: false,
 			description: 'Whether the agent waits for the person called to speak first',
 		},
+		...waitForEndOptions,
 	]),
 ];
 
@@ -125,12 +129,50 @@ async function findPlacedCall(
 	return undefined;
 }
 
+/**
+ * Places the call once. A call placed twice phones a person twice, so POST /call is never repeated
+ * after an ambiguous failure. Instead the calls that existed before are remembered (by ID, not by
+ * clock, since the service's timestamps are opaque) and a new one in the list afterwards is the one
+ * this attempt made.
+ */
+async function placeCall(
+	context: IExecuteFunctions,
+	body: NewCall,
+	filter: CallFilter,
+	itemIndex: number,
+): Promise<Call> {
+	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
+	try {
+		return await createCall(context, body);
+	} catch (error) {
+		if (!isOutcomeUnknown(error)) throw asNodeError(context, error);
+		let placed: Call | undefined;
+		let lookupFailure = '';
+		try {
+			placed = await findPlacedCall(context, filter, knownIds, body.context ?? '');
+		} catch (lookupError) {
+			// The look itself failing says nothing about the call: the warning below must stand.
+			lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
+		}
+		if (placed) return placed;
+		throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
+			message: `The call to ${body.to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
+			description:
+				`The service did not confirm the call, and no new call from ${body.from} to ${body.to} could be found in the call list afterwards.${lookupFailure} ` +
+				'The node does not try again on its own, so that nobody is phoned twice.',
+			itemIndex,
+		});
+	}
+}
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
 	const from = this.getNodeParameter('from', itemIndex) as AgentLocatorValue;
 	const to = validate.e164(this.getNodeParameter('to', itemIndex), 'To');
-	const callContext = validate.text(this.getNodeParameter('context', itemIndex, ''), 'Context');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	checkAllowedDestination(validate, to, options.allowedDestinations);
+	const callContext = validate.text(this.getNodeParameter('context', itemIndex, ''), 'Context');
+	const wait = waitSettings(this, itemIndex, options);
 
 	let agentId: string | undefined;
 	let fromNumber: string;
@@ -147,30 +189,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		body.user_speaks_first = options.userSpeaksFirst === true;
 	validate.requestBody(body, { context: 'Context' });
 
-	// A call placed twice phones a person twice, so POST /call is never repeated after an ambiguous
-	// failure. Instead the calls that existed before are remembered (by ID, not by clock, since the
-	// service's timestamps are opaque) and a new one in the list afterwards is the one this attempt made.
 	const filter: CallFilter = agentId ? { clientNumber: to, agentId } : { clientNumber: to };
-	const knownIds = new Set((await listCalls(this, filter, RECENT_CALLS)).map((call) => call.id));
-	try {
-		return await createCall(this, body);
-	} catch (error) {
-		if (!isOutcomeUnknown(error)) throw asNodeError(this, error);
-		let placed: Call | undefined;
-		let lookupFailure = '';
-		try {
-			placed = await findPlacedCall(this, filter, knownIds, callContext);
-		} catch (lookupError) {
-			// The look itself failing says nothing about the call: the warning below must stand.
-			lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
-		}
-		if (placed) return placed;
-		throw new NodeApiError(this.getNode(), { httpCode: null } as JsonObject, {
-			message: `The call to ${to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
-			description:
-				`The service did not confirm the call, and no new call from ${fromNumber} to ${to} could be found in the call list afterwards.${lookupFailure} ` +
-				'The node does not try again on its own, so that nobody is phoned twice.',
-			itemIndex,
-		});
-	}
+	const call = await placeCall(this, body, filter, itemIndex);
+	return wait ? await waitForEnd(this, call, wait, itemIndex) : call;
 }

@@ -1,13 +1,15 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getCall } from '../../../shared/api';
-import { callIdField } from '../../../shared/descriptions';
+import { callIdField, optionsCollection } from '../../../shared/descriptions';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
+import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
 	callIdField('ID of the call to retrieve, with its transcript once it has ended'),
+	optionsCollection([...waitForEndOptions]),
 ];
 
 export const description = updateDisplayOptions(
@@ -17,5 +19,9 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	return await getCall(this, validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID'));
+	const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const wait = waitSettings(this, itemIndex, options);
+	const call = await getCall(this, id);
+	return wait ? await waitForEnd(this, call, wait, itemIndex) : call;
 }

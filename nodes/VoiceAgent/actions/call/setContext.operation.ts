@@ -1,13 +1,51 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { setCallContext } from '../../../shared/api';
-import { callIdField } from '../../../shared/descriptions';
+import { findLiveCalls, setCallContext, type CallFilter } from '../../../shared/api';
+import { agentLocator, callIdField } from '../../../shared/descriptions';
+import { resolveAgentId, type AgentLocatorValue } from '../../../shared/resolveAgent';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 
+const byClientNumber = { show: { callBy: ['clientNumber'] } };
+
 const properties: INodeProperties[] = [
-	callIdField('ID of a call in progress'),
+	{
+		displayName: 'Call',
+		name: 'callBy',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{ name: 'By ID', value: 'id', description: 'The call with this ID' },
+			{
+				name: 'Live Call of a Client Number',
+				value: 'clientNumber',
+				description: "The call in progress with a customer's phone number",
+			},
+		],
+		default: 'id',
+		description: 'How to find the call',
+	},
+	{
+		...callIdField('ID of a call in progress'),
+		displayOptions: { show: { callBy: ['id'] } },
+	},
+	{
+		displayName: 'Client Number',
+		name: 'clientNumber',
+		type: 'string',
+		required: true,
+		default: '',
+		placeholder: 'e.g. +14155550123',
+		description:
+			"The customer's phone number (E.164). The call in progress with it gets the context; with several, the newest.",
+		displayOptions: byClientNumber,
+	},
+	agentLocator({
+		required: false,
+		description: "Only this agent's calls. Leave empty for the calls of all agents.",
+		displayOptions: byClientNumber,
+	}),
 	{
 		displayName: 'Context',
 		name: 'context',
@@ -25,10 +63,61 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** The live call with the client number (of the agent, if one is chosen): the newest when there are several. */
+async function liveCallOf(
+	context: IExecuteFunctions,
+	clientNumber: string,
+	itemIndex: number,
+): Promise<{ call: string; search: IDataObject }> {
+	const filter: CallFilter = { clientNumber };
+	const agent = context.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue;
+	if (typeof agent.value === 'string' && agent.value.trim() !== '')
+		filter.agentId = await resolveAgentId(context, agent, { itemIndex });
+	const ofAgent = filter.agentId ? ` from agent ${filter.agentId}` : '';
+	const { live, latest } = await findLiveCalls(context, filter);
+	if (live.length === 0) {
+		throw new NodeOperationError(
+			context.getNode(),
+			`No live call with ${clientNumber}${ofAgent} was found [item ${itemIndex}]`,
+			{
+				description: latest
+					? `Only a call in progress takes a new context. The latest call with this number (${latest.id}) is ${latest.status}.`
+					: 'There is no call with this number in the call list.',
+				itemIndex,
+			},
+		);
+	}
+	const [newest, ...others] = live;
+	if (others.length > 0) {
+		context.addExecutionHints({
+			message: `${live.length} calls with ${clientNumber} are in progress: the newest (${newest.id}) got the context`,
+			location: 'outputPane',
+		});
+	}
+	return {
+		call: newest.id,
+		search: {
+			client_number: clientNumber,
+			agent_id: filter.agentId ?? null,
+			live_calls: live.length,
+			chosen: 'newest',
+			other_live_call_ids: others.map((call) => call.id),
+		},
+	};
+}
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
-	const context = this.getNodeParameter('context', itemIndex);
+	const context = validate.text(this.getNodeParameter('context', itemIndex), 'Context');
 	validate.nonEmptyString(context, 'Context');
-	return await setCallContext(this, id, validate.text(context, 'Context'));
+	if (this.getNodeParameter('callBy', itemIndex, 'id') !== 'clientNumber') {
+		const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
+		return await setCallContext(this, id, context);
+	}
+	const clientNumber = validate.e164(
+		this.getNodeParameter('clientNumber', itemIndex),
+		'Client Number',
+	);
+	const { call, search } = await liveCallOf(this, clientNumber, itemIndex);
+	return { ...(await setCallContext(this, call, context)), live_call_search: search };
 }

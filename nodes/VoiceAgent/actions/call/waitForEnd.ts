@@ -1,0 +1,142 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { getCall, hasEnded } from '../../../shared/api';
+import { asNodeError, isTransient, waitUnlessCancelled } from '../../../shared/transport';
+import type { Call } from '../../../shared/types';
+import { InputValidator } from '../../../shared/validation';
+
+/** Checks of a waiting call grow this much further apart each time, up to `MAX_INTERVAL_S`. */
+const BACKOFF_FACTOR = 1.5;
+const MAX_INTERVAL_S = 30;
+
+const whileWaiting = { show: { waitForEnd: [true] } };
+
+/** The options of Call → Create and Call → Get that make the node wait for the call's outcome. */
+export const waitForEndOptions: INodeProperties[] = [
+	{
+		displayName: 'Wait for the Call to End',
+		name: 'waitForEnd',
+		type: 'boolean',
+		default: false,
+		description:
+			'Whether to wait until the call has ended and output it in full (status, duration, transcript), with "ended": true. The node checks the call every few seconds, less often as time goes on (at most every 30 seconds). Items wait one after another.',
+	},
+	{
+		displayName: 'Max Wait (Minutes)',
+		name: 'maxWaitMinutes',
+		type: 'number',
+		typeOptions: { minValue: 0.01, numberPrecision: 2 },
+		default: 30,
+		description: 'How long to wait for the call to end at most',
+		displayOptions: whileWaiting,
+	},
+	{
+		displayName: 'When the Max Wait Is Reached',
+		name: 'onMaxWait',
+		type: 'options',
+		options: [
+			{
+				name: 'Output the Call As It Is',
+				value: 'output',
+				description: 'The call as it is at that moment, with "ended": false',
+			},
+			{ name: 'Fail', value: 'fail', description: 'An error for the item' },
+		],
+		default: 'output',
+		displayOptions: whileWaiting,
+	},
+	{
+		displayName: 'First Check After (Seconds)',
+		name: 'firstCheckSeconds',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_INTERVAL_S },
+		default: 3,
+		description: `How long to wait before checking the call the first time; each later check waits ${BACKOFF_FACTOR} times longer, up to ${MAX_INTERVAL_S} seconds`,
+		displayOptions: whileWaiting,
+	},
+];
+
+export interface WaitSettings {
+	maxWaitMs: number;
+	firstIntervalMs: number;
+	failAtMaxWait: boolean;
+}
+
+/** How to wait, from the item's Options, checked before anything is sent; undefined: not waiting. */
+export function waitSettings(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	options: IDataObject,
+): WaitSettings | undefined {
+	if (options.waitForEnd !== true) return undefined;
+	const validate = new InputValidator(context.getNode(), itemIndex);
+	const minutes = Number(options.maxWaitMinutes ?? 30);
+	if (!Number.isFinite(minutes) || minutes <= 0) {
+		validate.fail(
+			'Max Wait (Minutes)',
+			`must be a number above 0 (got ${JSON.stringify(options.maxWaitMinutes)})`,
+		);
+	}
+	const firstSeconds = validate.integer(
+		options.firstCheckSeconds ?? 3,
+		'First Check After (Seconds)',
+		1,
+		MAX_INTERVAL_S,
+	);
+	return {
+		maxWaitMs: Math.round(minutes * 60_000),
+		firstIntervalMs: firstSeconds * 1000,
+		failAtMaxWait:
+			validate.oneOf(options.onMaxWait ?? 'output', 'When the Max Wait Is Reached', [
+				'output',
+				'fail',
+			]) === 'fail',
+	};
+}
+
+const asMinutes = (ms: number) =>
+	`${Number((ms / 60_000).toFixed(2))} minute${ms === 60_000 ? '' : 's'}`;
+
+/**
+ * Checks the call (GET /call) until it has ended or the max wait is over, each check further apart, so
+ * a wait of 30 minutes costs about 65 requests. A stopped workflow stops waiting at once. A check that
+ * fails for a while (5xx, network) is no reason to give up on the call: the next check comes as planned.
+ */
+export async function waitForEnd(
+	context: IExecuteFunctions,
+	call: Call,
+	settings: WaitSettings,
+	itemIndex: number,
+): Promise<Call & { ended: boolean }> {
+	const deadline = Date.now() + settings.maxWaitMs;
+	let latest = call;
+	let intervalMs = settings.firstIntervalMs;
+	let lastFailure: Error | undefined;
+	while (!hasEnded(latest)) {
+		const remainingMs = deadline - Date.now();
+		if (remainingMs <= 0) break;
+		await waitUnlessCancelled(context, Math.min(intervalMs, remainingMs));
+		intervalMs = Math.min(MAX_INTERVAL_S * 1000, intervalMs * BACKOFF_FACTOR);
+		try {
+			latest = await getCall(context, call.id);
+			lastFailure = undefined;
+		} catch (error) {
+			if (!isTransient(error)) throw asNodeError(context, error);
+			lastFailure = error as Error;
+		}
+	}
+	if (hasEnded(latest)) return { ...latest, ended: true };
+	if (settings.failAtMaxWait) {
+		const failure = lastFailure ? ` The last check failed: ${lastFailure.message}.` : '';
+		throw new NodeOperationError(
+			context.getNode(),
+			`The call ${call.id} had not ended after ${asMinutes(settings.maxWaitMs)} (status ${latest.status}) [item ${itemIndex}]`,
+			{
+				description: `The call goes on: only the wait is over.${failure} Set a longer Max Wait, or choose to output the call as it is.`,
+				itemIndex,
+			},
+		);
+	}
+	return { ...latest, ended: false };
+}

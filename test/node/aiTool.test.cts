@@ -1,0 +1,205 @@
+/**
+ * The Voice Agent node as an AI Agent's tool: Allowed Destinations on Call → Create, a default operation
+ * that reads, and descriptions that say what each operation does in the world. Run in n8n's engine
+ * against the sandbox, and through n8n's own helpers for defaults and tool descriptions.
+ */
+import type { INode, INodeTypeDescription } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
+import { allCalls, createAgent, placeCall, wire, wireLines } from '../support/api.cts';
+import { loadPackage, nodeCredentials, PACKAGE_NAME, rl } from '../support/n8n.cts';
+import { jsonOf, runNode, runWith } from '../support/node.cts';
+import { useSandbox } from '../support/sandbox.cts';
+
+const sandbox = useSandbox({ callDurationMs: 60_000 });
+
+function createCall(to: string, allowedDestinations: string) {
+	return {
+		resource: 'call',
+		operation: 'create',
+		from: rl('Front Desk', 'name'),
+		to,
+		options: { allowedDestinations },
+	};
+}
+
+describe('Allowed Destinations on Call → Create', () => {
+	test('a number outside them fails before anything is sent, naming the number and the rule', async () => {
+		await createAgent(sandbox, { name: 'Front Desk' });
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, createCall('+12125550123', '+1415, +442071234567'));
+
+		expect(run.error?.message).toBe(
+			'To +12125550123 is not among the Allowed Destinations (+1415, +442071234567): no call was placed [item 0]',
+		);
+		expect(await wire(sandbox)).toEqual([]);
+	});
+
+	test('a number that starts with a prefix, or is a number listed, is called', async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+
+		const run = await runWith(
+			sandbox,
+			createCall('={{ $json.to }}', '+1415 555, +44 20 7123 4567'),
+			{
+				input: [{ to: '+14155550123' }, { to: '+442071234567' }],
+			},
+		);
+
+		expect(jsonOf(run).map((call) => [call.from, call.to])).toEqual([
+			[agent.phone_number, '+14155550123'],
+			[agent.phone_number, '+442071234567'],
+		]);
+	});
+
+	test('a list from an expression; On Error → Continue fails only the item outside it', async () => {
+		await createAgent(sandbox, { name: 'Front Desk' });
+
+		const run = await runWith(sandbox, createCall('={{ $json.to }}', '={{ $json.allowed }}'), {
+			input: [
+				{ to: '+14155550101', allowed: ['+14155550101'] },
+				{ to: '+14155550199', allowed: ['+14155550101'] },
+			],
+			continueOnFail: true,
+		});
+
+		const [placed, refused] = jsonOf(run);
+		expect(placed).toMatchObject({ to: '+14155550101', status: 'in_progress' });
+		expect(refused).toEqual({
+			error:
+				'To +14155550199 is not among the Allowed Destinations (+14155550101): no call was placed [item 1]',
+		});
+		expect((await allCalls(sandbox)).map((call) => call.client_number)).toEqual(['+14155550101']);
+	});
+
+	test('an entry that is not an E.164 number or prefix is an input error', async () => {
+		const run = await runWith(sandbox, createCall('+14155550123', '+1415, 212'));
+
+		expect(run.error?.message).toBe(
+			'Allowed Destinations must hold E.164 numbers or prefixes, like +1415 or +442071234567 (got "212") [item 0]',
+		);
+		expect(await wire(sandbox)).toEqual([]);
+	});
+
+	test('empty: any number may be called', async () => {
+		await createAgent(sandbox, { name: 'Front Desk' });
+
+		const run = await runWith(sandbox, createCall('+61255501234', ''));
+
+		expect(jsonOf(run)[0].to).toBe('+61255501234');
+	});
+});
+
+describe('the default operation reads', () => {
+	async function description(): Promise<INodeTypeDescription> {
+		return (await loadPackage()).node(`${PACKAGE_NAME}.voiceAgent`).description;
+	}
+
+	function node(typeVersion: number, parameters: INode['parameters'] = {}): INode {
+		return {
+			id: 'a1a1a1a1-0000-4000-8000-000000000001',
+			name: 'Voice Agent',
+			type: `${PACKAGE_NAME}.voiceAgent`,
+			typeVersion,
+			position: [0, 0],
+			parameters,
+			credentials: nodeCredentials(),
+		};
+	}
+
+	/** The parameters n8n resolves for a node, its defaults included. */
+	async function resolved(typeVersion: number, parameters: INode['parameters'] = {}) {
+		const type = await description();
+		return NodeHelpers.getNodeParameters(
+			type.properties,
+			parameters,
+			true,
+			false,
+			node(typeVersion, parameters),
+			type,
+		);
+	}
+
+	test('a new node (version 1.1) defaults to Call → Get, and Agent → Get', async () => {
+		expect((await description()).defaultVersion).toBe(1.1);
+		expect(await resolved(1.1)).toMatchObject({ resource: 'call', operation: 'get' });
+		expect(await resolved(1.1, { resource: 'agent' })).toMatchObject({ operation: 'get' });
+	});
+
+	test('a new node with nothing but a call ID reads that call', async () => {
+		const call = await placeCall(sandbox, await createAgent(sandbox));
+		await sandbox.clearRequests();
+
+		const run = await runNode({
+			parameters: { callId: call.id },
+			typeVersion: 1.1,
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+		});
+
+		expect(jsonOf(run).map((item) => item.id)).toEqual([call.id]);
+		expect(await wireLines(sandbox)).toEqual(['GET /call 200']);
+	});
+
+	test('a version 1 node saved without an operation still places its call, as before', async () => {
+		const agent = await createAgent(sandbox);
+		// n8n saves a parameter only when it differs from its default: Create was version 1's default.
+		const saved = NodeHelpers.getNodeParameters(
+			(await description()).properties,
+			{ resource: 'call', operation: 'create', from: rl(agent.id), to: '+14155550123' },
+			false,
+			false,
+			node(1),
+			await description(),
+		);
+		expect(saved).not.toHaveProperty('operation');
+
+		const run = await runNode({
+			parameters: saved!,
+			typeVersion: 1,
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+		});
+
+		expect(jsonOf(run)[0]).toMatchObject({ to: '+14155550123', status: 'in_progress' });
+	});
+});
+
+describe('what an AI model is told about each operation', () => {
+	test.each([
+		['call', 'create', 'Place a real phone call in Voice Agent'],
+		['call', 'get', 'Get a call in Voice Agent'],
+		['call', 'getMany', 'Get many calls in Voice Agent'],
+		['call', 'setContext', 'Set the context of a live call in Voice Agent'],
+		['agent', 'delete', 'Delete an agent in Voice Agent'],
+	])('%s → %s: "%s"', async (resource, operation, toolDescription) => {
+		const type = (await loadPackage()).node(`${PACKAGE_NAME}.voiceAgent`);
+		const toolNode = {
+			id: 'b2b2b2b2-0000-4000-8000-000000000001',
+			name: 'Voice Agent',
+			type: `${PACKAGE_NAME}.voiceAgentTool`,
+			typeVersion: 1.1,
+			position: [0, 0] as [number, number],
+			parameters: { resource, operation, descriptionType: 'auto' },
+		};
+		expect(NodeHelpers.getToolDescriptionForNode(toolNode, type)).toBe(toolDescription);
+	});
+
+	test("each operation's description says whether it acts in the world", async () => {
+		const type = (await loadPackage()).node(`${PACKAGE_NAME}.voiceAgent`).description;
+		const descriptions = Object.fromEntries(
+			type.properties
+				.filter((property) => property.name === 'operation')
+				.flatMap((property) =>
+					(property.options as Array<{ value: string; description: string }>).map((option) => [
+						`${property.displayOptions?.show?.resource}.${option.value}`,
+						option.description,
+					]),
+				),
+		);
+		expect(descriptions['call.create']).toBe(
+			"Places a real phone call from the agent's number to the number given",
+		);
+		for (const read of ['call.get', 'call.getMany', 'agent.get', 'agent.getMany'])
+			expect(descriptions[read]).toMatch(/changes nothing$/);
+	});
+});
