@@ -14,6 +14,7 @@
 // execution. The third workflow is the Webhook node with one expression among its parameters: n8n
 // 2.x then evaluates its webhook settings in an expression isolate, as it does for every other
 // trigger node.
+import os from 'node:os';
 import { parseArgs } from 'node:util';
 
 import { installPackage, packPackage } from '../scripts/lib/community-package.mjs';
@@ -234,7 +235,7 @@ function table(mode, results) {
 	const reference = rows.find((row) => row.target.key === 'webhook').done;
 	return rows.map(
 		(row) =>
-			`| ${mode} | ${row.target.label} | ${row.accepted.toFixed(0)} | ${row.done.toFixed(0)} | ${(row.done / reference).toFixed(2)}× | ${row.lost} |`,
+			`| ${mode} | ${row.target.label} | ${row.accepted.toFixed(1)} | ${row.done.toFixed(1)} | ${(row.done / reference).toFixed(2)}× | ${row.lost} |`,
 	);
 }
 
@@ -256,8 +257,12 @@ async function main() {
 			].join('\n'),
 		);
 		for (const mode of modes) {
+			const load = os.loadavg()[0];
 			const results = await runMode(mode, { runtime, pack, sandbox, api, agent });
 			console.log(table(mode === 'queue' ? 'queue mode' : 'n8n start', results).join('\n'));
+			log(
+				`${mode}: load average ${load.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after (${os.cpus().length} cores)`,
+			);
 		}
 	} finally {
 		await sandbox.close();
