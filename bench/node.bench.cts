@@ -1,12 +1,15 @@
 /**
  * Benchmarks of the Voice Agent node inside n8n-core's engine against the sandbox over loopback:
  * - Return All over growing call histories: requests must be ceil(N/100) and time linear in N;
- * - Include Transcripts: how the bounded fan-out of GET /call scales with its concurrency.
+ * - Include Transcripts: how the bounded fan-out of GET /call scales with its concurrency;
+ * - the Call History Trigger: one poll over a 20,000-call history, beside a full export of it.
  * Each figure is the median of several runs. Results go to stdout as Markdown tables.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
+import { newEndedCalls } from '../test/support/api.cts';
 import { runWith } from '../test/support/node.cts';
+import { PollHarness } from '../test/support/poll.cts';
 import { useSandbox } from '../test/support/sandbox.cts';
 
 const RUNS = 3;
@@ -90,4 +93,43 @@ test('Call → Get Many with Include Transcripts, 200 calls, 20 ms per request',
 		);
 	}
 	await sandbox.faults({});
+});
+
+test('Call History Trigger: one poll over 20,000 calls of history with 50 new ended calls, beside the full export', async () => {
+	await sandbox.seed({ calls: 20_000 });
+	const trigger = await PollHarness.start({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl }, {});
+	await trigger.activate();
+	startTable(
+		'20,000 calls of history, 50 new calls ended: one poll of the Call History Trigger vs. a full export',
+		'what | items | requests | time (poll: median of 3)',
+	);
+	const polls = [];
+	for (let run = 0; run < RUNS; run++) {
+		await newEndedCalls(sandbox, 50);
+		await sandbox.clearRequests();
+		const before = trigger.emitted.length;
+		const started = process.hrtime.bigint();
+		await trigger.poll();
+		const ms = Number(process.hrtime.bigint() - started) / 1e6;
+		const requests = (await sandbox.requests()).map((request) => request.path);
+		expect(trigger.emitted.length - before).toBe(50);
+		expect(requests.filter((path) => path === '/v1/calls')).toHaveLength(1);
+		expect(requests.filter((path) => path === '/v1/call')).toHaveLength(50);
+		polls.push({ ms, requests: requests.length });
+	}
+	report.push(
+		`| Call History Trigger, one poll | 50 | ${polls[0].requests} (1 list page + 50 GET /call) | ${median(polls.map((poll) => poll.ms)).toFixed(0)} ms |`,
+	);
+	for (const concurrency of [5, 20]) {
+		const exported = await timedRun({
+			resource: 'call',
+			operation: 'getMany',
+			returnAll: true,
+			options: { includeTranscripts: true, transcriptConcurrency: concurrency },
+		});
+		expect(exported.items).toBe(20_000 + 50 * RUNS);
+		report.push(
+			`| Get Many, Return All, Include Transcripts (${concurrency} in parallel), one run | ${exported.items.toLocaleString('en')} | ${exported.requests.toLocaleString('en')} | ${(exported.ms / 1000).toFixed(1)} s |`,
+		);
+	}
 });

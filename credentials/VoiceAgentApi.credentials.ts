@@ -1,10 +1,4 @@
-import type {
-	IAuthenticateGeneric,
-	Icon,
-	ICredentialTestRequest,
-	ICredentialType,
-	INodeProperties,
-} from 'n8n-workflow';
+import type { IAuthenticateGeneric, Icon, ICredentialType, INodeProperties } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../nodes/shared/credential';
 
@@ -15,7 +9,7 @@ export class VoiceAgentApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/voiceAgent.svg', dark: 'file:../icons/voiceAgent.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-voice-agent#credentials';
+	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-voice-agent';
 
 	properties: INodeProperties[] = [
 		{
@@ -48,29 +42,6 @@ export class VoiceAgentApi implements ICredentialType {
 		},
 	};
 
-	// A trailing slash on the Base URL is tolerated everywhere, the connection test included.
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{$credentials.baseUrl.replace(/\\/+$/, "")}}',
-			url: '/agents',
-			qs: { limit: 1 },
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message: 'The API key was rejected (401 Unauthorized): check the API key',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'Nothing answers GET /agents at this Base URL (404): check that the Base URL is the API address and ends with /v1',
-				},
-			},
-		],
-	};
+	// Test connection: the nodes' credentialTest method (nodes/shared/methods/credentialTest.ts), which
+	// n8n's declarative test cannot replace: it checks the answer's shape and words network failures.
 }

@@ -90,7 +90,7 @@ async function main() {
 		process.stdout.write(`${USAGE}\n`);
 		return;
 	}
-	const sandbox = await startSandbox({
+	const started = startSandbox({
 		...options,
 		log: (line) => process.stdout.write(`${line}\n`),
 	}).catch((error) => {
@@ -98,14 +98,17 @@ async function main() {
 		process.stderr.write(`Error: the sandbox could not start: ${reason}\n`);
 		process.exit(1);
 	});
+	// Handlers before the start line: until a handler is installed, a signal ends the process at once
+	// (exit code null), and whoever read the line may send one right away.
 	let stopping = false;
 	const stop = () => {
 		if (stopping) process.exit(1); // a second signal: stop at once
 		stopping = true;
-		sandbox.close().then(() => process.exit(0));
+		started.then((sandbox) => sandbox.close()).then(() => process.exit(0));
 	};
 	process.on('SIGINT', stop);
 	process.on('SIGTERM', stop);
+	await started;
 }
 
 void main();

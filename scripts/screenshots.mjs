@@ -3,30 +3,25 @@
 // pinned n8n, a seeded sandbox, the example workflows), logs in with headless Chromium and saves
 // screenshots of the n8n editor to docs/images/*.jpg. Everything it started is stopped at the end.
 //
-// Needs Debian's Chromium (`apt-get install -y chromium`; CHROMIUM_PATH names another binary) and
-// the devDependency playwright-core. JPEG, not PNG: the node-cli build copies every *.png of the
-// repository into dist/, which is published.
+// The browser is Debian's Chromium driven by playwright-core (scripts/lib/browser.mjs, shared with
+// the browser suite): installed with apt when missing on Debian as root; CHROMIUM_PATH names another.
+// JPEG, not PNG: the node-cli build copies every *.png of the repository into dist/, which is published.
 
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 
-import { chromium } from 'playwright-core';
-
+import {
+	canvasNode,
+	clearOverlays,
+	closeNode,
+	launchBrowser,
+	logIn,
+	openNode,
+	openWorkflow,
+} from './lib/browser.mjs';
 import { ROOT, TRIGGER_EXAMPLE, createDemo, sandboxApi } from './lib/demo-setup.mjs';
 
 const OUT_DIR = path.join(ROOT, 'docs', 'images');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-	'--no-sandbox',
-	'--disable-gpu',
-	'--disable-quic',
-	'--no-first-run',
-	'--disable-background-networking',
-	'--disable-component-update',
-	'--disable-sync',
-];
-const VIEWPORT = { width: 1440, height: 900 };
 const JPEG_QUALITY = 80;
 const MAX_BYTES = 300 * 1024;
 const EXPORT_EXAMPLE = 'export-call-transcripts';
@@ -36,55 +31,6 @@ const TRIGGER_NODE = 'When a call ends';
 const log = (line) => console.log(`[screenshots] ${line}`);
 const saved = [];
 
-// ---------------------------------------------------------------------------------------------------
-// Browser helpers
-// ---------------------------------------------------------------------------------------------------
-
-function checkChromium() {
-	if (!fs.existsSync(CHROMIUM)) {
-		throw new Error(
-			`no Chromium at ${CHROMIUM}: install it with \`apt-get update && apt-get install -y chromium\``,
-		);
-	}
-}
-
-async function launchBrowser() {
-	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-agent-chromium-'));
-	const context = await chromium.launchPersistentContext(profile, {
-		executablePath: CHROMIUM,
-		headless: true,
-		args: CHROMIUM_ARGS,
-		viewport: VIEWPORT,
-		locale: 'en-US',
-		timezoneId: 'UTC',
-	});
-	const close = async () => {
-		await context.close().catch(() => {});
-		fs.rmSync(profile, { recursive: true, force: true });
-	};
-	return { context, page: context.pages()[0] ?? (await context.newPage()), close };
-}
-
-/**
- * Closes whatever n8n may put over the editor: modals (what's new, surveys), info toasts, the
- * production checklist. An error toast fails the run.
- */
-async function clearOverlays(page) {
-	const errors = page.locator('.el-notification--error:visible');
-	if (await errors.count()) {
-		throw new Error(
-			`n8n shows an error: ${(await page.locator('.el-notification:visible').first().innerText()).trim()}`,
-		);
-	}
-	const closers =
-		'.el-dialog:visible .el-dialog__headerbtn, .el-notification:visible .el-notification__closeBtn, [data-test-id="suggested-actions-close"]:visible';
-	for (const close of await page.locator(closers).all()) {
-		await close.click().catch(() => {});
-	}
-	await page.mouse.move(VIEWPORT.width - 300, 150); // no hover effects or tooltips on what is shown
-	await page.waitForTimeout(400);
-}
-
 async function shoot(page, name, what) {
 	await clearOverlays(page);
 	const file = path.join(OUT_DIR, `${name}.jpg`);
@@ -93,36 +39,6 @@ async function shoot(page, name, what) {
 	log(`${path.relative(ROOT, file)} (${Math.round(bytes / 1024)} KB): ${what}`);
 	if (bytes > MAX_BYTES) log(`  WARNING: larger than ${MAX_BYTES / 1024} KB`);
 	saved.push({ file: path.relative(ROOT, file), what, bytes });
-}
-
-async function logIn(page, editorUrl, owner) {
-	await page.goto(`${editorUrl}/signin`);
-	await page.locator('#emailOrLdapLoginId').fill(owner.email);
-	await page.locator('#password').fill(owner.password);
-	await page.locator('[data-test-id="form-submit-button"]').click();
-	await page.waitForURL((url) => !url.pathname.startsWith('/signin'), { timeout: 30_000 });
-	await page.waitForLoadState('networkidle');
-}
-
-async function openWorkflow(page, url) {
-	await page.goto(url);
-	await page.locator('[data-test-id="canvas-node"]').first().waitFor();
-	await page.waitForLoadState('networkidle');
-	await clearOverlays(page);
-}
-
-const canvasNode = (page, name) =>
-	page.locator(`[data-test-id="canvas-node"][data-node-name="${name}"]`);
-
-async function openNode(page, name) {
-	await canvasNode(page, name).dblclick();
-	await page.locator('[data-test-id="ndv"]').waitFor();
-	await page.waitForLoadState('networkidle');
-}
-
-async function closeNode(page) {
-	await page.locator('[data-test-id="ndv-close-button"]').click();
-	await page.locator('[data-test-id="ndv"]').waitFor({ state: 'hidden' });
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -137,7 +53,7 @@ async function exportWorkflowShots(page, demo) {
 	await shoot(
 		page,
 		'voice-agent-node-parameters',
-		'Voice Agent node, Call > Get Many, Return All, Options > Include Transcripts',
+		'Voice Agent node, Call > Get Many, Return All, Options > Include Transcripts, Transcript Format',
 	);
 	await closeNode(page);
 
@@ -162,11 +78,11 @@ async function exportWorkflowShots(page, demo) {
 	await openNode(page, VOICE_AGENT_NODE);
 	const output = page.locator('[data-test-id="output-panel"]');
 	await output.locator('[data-test-id="radio-button-json"]').click();
-	await output.getByText('"transcript"').first().waitFor();
+	await output.getByText('"transcript_text"').first().waitFor();
 	await shoot(
 		page,
 		'voice-agent-node-output',
-		'Voice Agent node output after the run: every call with its transcript (JSON view)',
+		'Voice Agent node output after the run: every call with its transcript as text (JSON view)',
 	);
 	await closeNode(page);
 }
@@ -217,7 +133,6 @@ async function triggerExecutionShot(page, demo) {
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
-	checkChromium();
 	fs.mkdirSync(OUT_DIR, { recursive: true });
 	const demo = createDemo();
 	let browser;
@@ -230,7 +145,7 @@ async function main() {
 	try {
 		// Free ports: an `npm run demo` may be running on the usual ones.
 		await demo.start({ log, n8nPort: 0, sandboxPort: 0 });
-		browser = await launchBrowser();
+		browser = await launchBrowser({ log });
 		const { page } = browser;
 		if (!demo.workflow(TRIGGER_EXAMPLE).active)
 			throw new Error('the trigger example could not be activated');

@@ -10,7 +10,7 @@ import * as agent from './actions/agent/Agent.resource';
 import * as call from './actions/call/Call.resource';
 import { router } from './actions/router';
 import { voiceAgentCredentials } from '../shared/credential';
-import { listSearch } from '../shared/methods';
+import { credentialTest, listSearch } from '../shared/methods';
 
 export class VoiceAgent implements INodeType {
 	description: INodeTypeDescription = {
@@ -23,7 +23,9 @@ export class VoiceAgent implements INodeType {
 		group: ['transform'],
 		version: [1, 1.1],
 		defaultVersion: 1.1,
-		subtitle: '={{$parameter["operation"] + ": " + $parameter["resource"]}}',
+		// The chosen operation's action, as the node panel words it (test/node/description.test.cts).
+		subtitle:
+			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Place a real phone call", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description:
 			'Manage voice agents and their phone calls: create or update agents, place calls, read transcripts and push context into live calls',
 		defaults: { name: 'Voice Agent' },
@@ -48,7 +50,7 @@ export class VoiceAgent implements INodeType {
 		],
 	};
 
-	methods = { listSearch };
+	methods = { credentialTest, listSearch };
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		return await router.call(this);

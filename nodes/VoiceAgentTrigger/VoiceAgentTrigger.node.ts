@@ -9,7 +9,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { voiceAgentCredentials } from '../shared/credential';
 import { agentLocator, optionsCollection } from '../shared/descriptions';
-import { listSearch } from '../shared/methods';
+import { credentialTest, listSearch } from '../shared/methods';
+import { transcriptFormatOption } from '../shared/transcript';
 import { receiveEvent } from './events';
 import { checkExists, create, deleteWebhook } from './registration';
 
@@ -23,7 +24,8 @@ export class VoiceAgentTrigger implements INodeType {
 		},
 		group: ['trigger'],
 		version: 1,
-		subtitle: '={{$parameter["events"].join(", ")}}',
+		subtitle:
+			'={{ ($parameter["events"] || []).map(event => ({"call_started": "Call Started", "call_ended": "Call Ended", "tool_call": "Tool Call"})[event] || event).join(", ") }}',
 		description:
 			"Starts the workflow when a voice agent's call starts or ends, or when the agent calls a tool",
 		defaults: { name: 'Voice Agent Trigger' },
@@ -44,7 +46,7 @@ export class VoiceAgentTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'An agent has one webhook: while this trigger is active, the agent sends its events here. Deactivating the workflow puts the previous webhook back.',
+					'An agent has one webhook: while this workflow is published, or listening for a test event, the agent sends its events here. Unpublishing the workflow puts the previous webhook back.',
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -104,19 +106,23 @@ export class VoiceAgentTrigger implements INodeType {
 					description:
 						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call"',
 				},
+				transcriptFormatOption({
+					description: 'How to output the transcript of the call under "call"',
+					displayOptions: { show: { includeCallDetails: [true] } },
+				}),
 				{
 					displayName: 'Replace Existing Webhook',
 					name: 'replaceExistingWebhook',
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to take over an agent whose webhook points elsewhere. The previous URL is restored on deactivation.',
+						'Whether to take over an agent whose webhook points to another URL. The previous URL is put back when the workflow is unpublished or stops listening for a test event.',
 				},
 			]),
 		],
 	};
 
-	methods = { listSearch };
+	methods = { credentialTest, listSearch };
 
 	webhookMethods = {
 		default: {

@@ -2,6 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { getCall } from '../shared/api';
+import { readTranscriptFormat, withTranscriptFormat } from '../shared/transcript';
 import { isPlainObject } from '../shared/validation';
 import { registrations, SECRET_PARAMETER } from './registration';
 
@@ -67,7 +68,14 @@ export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookRes
 	if (includeCallDetails && body.event_type === 'call_ended' && typeof body.call_id === 'string') {
 		// The webhook budget keeps the answer inside the sender's delivery timeout: when the details
 		// cannot be had quickly, n8n answers 500 and the service delivers the event again later.
-		event.call = await getCall(this, body.call_id, { purpose: 'webhook' });
+		const format = readTranscriptFormat(
+			this.getNode(),
+			this.getNodeParameter('options.transcriptFormat', 'entries'),
+		);
+		event.call = withTranscriptFormat(
+			await getCall(this, body.call_id, { purpose: 'webhook' }),
+			format,
+		);
 	}
 	return {
 		webhookResponse: { received: true },

@@ -1,8 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { findAgent, getAgent, upsertAgent } from '../shared/api';
+import { CREDENTIAL_TYPE } from '../shared/credential';
 import { resolveAgentId, type AgentLocatorValue } from '../shared/resolveAgent';
 import type { RequestOptions } from '../shared/transport';
 import type { Agent } from '../shared/types';
@@ -10,12 +11,18 @@ import type { Agent } from '../shared/types';
 /** Query parameter of the registered URL that carries the trigger's secret. */
 export const SECRET_PARAMETER = 'token';
 
+/** 192 bits. */
+const SECRET_HEX_LENGTH = 48;
+
+type RegistrationKind = 'production' | 'test';
+
 /** What one registration (the test URL or the production URL) remembers between its hooks. */
 export interface Registration extends IDataObject {
 	secret: string;
 	agentId: string;
 	/** The webhook the agent had before this trigger took it over; '' when it had none. */
 	previousWebhook: string;
+	kind: RegistrationKind;
 }
 
 type RegistrationStore = Record<string, Registration>;
@@ -67,67 +74,142 @@ async function setAgentWebhook(
 	await upsertAgent(context, { name: agent.name, webhook }, ACTIVATION);
 }
 
-/** Whether a URL registered with the agent points at this trigger (whatever secret it carries). */
-function pointsAt(registered: string | undefined, url: string): boolean {
-	if (!registered) return false;
-	return registered === url || registered.startsWith(`${url}?`);
-}
-
-/** A URL without its query and fragment, for messages: someone else's URL may carry a secret. */
-function withoutSecrets(url: string): string {
+/** A URL without its query and fragment. */
+function withoutQuery(url: string): string {
 	return url.replace(/[?#].*$/, '');
 }
 
-export async function checkExists(this: IHookFunctions): Promise<boolean> {
-	const url = webhookUrl(this);
-	const registration = registrations(this)[url];
-	if (!registration) return false;
-	const agent = await findAgent(this, await agentIdOf(this), ACTIVATION);
-	return agent?.webhook === `${url}?${SECRET_PARAMETER}=${registration.secret}`;
+/**
+ * The URLs this trigger owns: the one of this registration, and the other one n8n gives the same
+ * node (its test URL while this is the production one, and the other way round). Both are on the
+ * same host and end with the node's webhook ID, which n8n makes unique per trigger node; a workflow
+ * imported into another n8n keeps that ID, so the host counts too.
+ */
+class OwnUrls {
+	private constructor(
+		readonly url: string,
+		private readonly origin: string,
+		private readonly suffix: string | undefined,
+	) {}
+
+	static of(context: IHookFunctions): OwnUrls {
+		const url = webhookUrl(context);
+		const { origin, pathname } = new URL(url);
+		const { webhookId } = context.getNode();
+		const suffix = webhookId ? `/${webhookId}/${pathname.split('/').pop()}` : undefined;
+		return new OwnUrls(url, origin, suffix);
+	}
+
+	/** Whether a registered webhook points at this very URL, whatever secret it carries. */
+	isThis(registered: string | undefined): boolean {
+		return registered !== undefined && withoutQuery(registered) === this.url;
+	}
+
+	/** Whether a registered webhook points at either URL of this trigger. */
+	isOurs(registered: string | undefined): boolean {
+		if (!registered) return false;
+		if (this.isThis(registered)) return true;
+		const address = withoutQuery(registered);
+		return (
+			this.suffix !== undefined &&
+			address.startsWith(`${this.origin}/`) &&
+			address.endsWith(this.suffix)
+		);
+	}
+
+	with(secret: string): string {
+		return `${this.url}?${SECRET_PARAMETER}=${secret}`;
+	}
 }
 
+/**
+ * The secret of a URL: derived from the API key, so that every n8n main registering the same
+ * trigger at the same time (several mains start together, or one restarts) sends the same URL and
+ * saves the same secret, whoever writes last. Someone who sees the URL learns nothing of the key.
+ */
+async function secretFor(context: IHookFunctions, url: string): Promise<string> {
+	const { apiKey } = await context.getCredentials(CREDENTIAL_TYPE);
+	return createHmac('sha256', String(apiKey))
+		.update(`n8n-nodes-voice-agent webhook\n${url}`)
+		.digest('hex')
+		.slice(0, SECRET_HEX_LENGTH);
+}
+
+function refusal(context: IHookFunctions, agent: Agent, current: string): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		`Agent "${agent.name}" already sends its events to ${withoutQuery(current)}. ` +
+			'To send them to this workflow instead, turn on "Replace Existing Webhook" in the options of this trigger: ' +
+			'the previous URL is put back when the workflow is unpublished or stops listening.',
+	);
+}
+
+export async function checkExists(this: IHookFunctions): Promise<boolean> {
+	const own = OwnUrls.of(this);
+	const registration = registrations(this)[own.url];
+	if (!registration) return false;
+	const agent = await findAgent(this, await agentIdOf(this), ACTIVATION);
+	return agent?.webhook === own.with(registration.secret);
+}
+
+/**
+ * Points the agent at this URL. Idempotent: when the agent already holds the URL with the secret
+ * this trigger keeps (or would make), nothing is sent. The agent's previous webhook is remembered
+ * to be put back later, but never one of this trigger's own URLs, except that listening for a test
+ * event on a published workflow puts the production URL back when it ends.
+ */
 export async function create(this: IHookFunctions): Promise<boolean> {
-	const url = webhookUrl(this);
+	const own = OwnUrls.of(this);
+	const kind: RegistrationKind = this.getMode() === 'manual' ? 'test' : 'production';
 	const agentId = await agentIdOf(this);
 	const agent = await getAgent(this, agentId, ACTIVATION);
 	const current = agent.webhook ?? '';
 	const store = writableRegistrations(this);
-	const earlier = store[url];
+	const earlier = store[own.url]?.agentId === agentId ? store[own.url] : undefined;
+
 	let previousWebhook: string;
-	if (pointsAt(current, url)) {
-		// Already ours from an earlier activation: keep what was there before that one.
-		previousWebhook = earlier?.previousWebhook ?? '';
-	} else {
+	if (!own.isOurs(current)) {
 		const replace = this.getNodeParameter('options.replaceExistingWebhook', false) === true;
-		if (current !== '' && !replace) {
-			throw new NodeOperationError(
-				this.getNode(),
-				`Agent "${agent.name}" already sends its events to ${withoutSecrets(current)}`,
-				{
-					description:
-						'An agent has one webhook. Turn on the option "Replace Existing Webhook" to point it at this trigger; the previous URL is put back when the trigger is deactivated.',
-				},
-			);
-		}
+		if (current !== '' && !replace) throw refusal(this, agent, current);
 		previousWebhook = current;
+	} else if (kind === 'test' && !own.isThis(current)) {
+		// Listening for a test event on a published workflow: the production URL comes back afterwards.
+		previousWebhook = current;
+	} else {
+		// This URL from an earlier registration, or a test URL left behind by a restart of n8n.
+		previousWebhook = earlier?.previousWebhook ?? '';
 	}
-	const secret = randomBytes(24).toString('hex');
-	await setAgentWebhook(this, agent, `${url}?${SECRET_PARAMETER}=${secret}`);
-	store[url] = { secret, agentId, previousWebhook };
+
+	const secret =
+		earlier && current === own.with(earlier.secret)
+			? earlier.secret
+			: await secretFor(this, own.url);
+	if (current !== own.with(secret)) await setAgentWebhook(this, agent, own.with(secret));
+	const registration: Registration = { secret, agentId, previousWebhook, kind };
+	const saved = store[own.url];
+	if (!saved || Object.entries(registration).some(([key, value]) => saved[key] !== value)) {
+		store[own.url] = registration;
+	}
 	return true;
 }
 
+/**
+ * Puts the agent's previous webhook back while the agent still points at this trigger: if someone
+ * changed it meanwhile, their choice stands. Unpublishing also ends a test URL left behind, so the
+ * agent never stays on a URL nobody serves; a test registration only gives back its own URL.
+ */
 export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
-	const url = webhookUrl(this);
+	const own = OwnUrls.of(this);
 	const store = writableRegistrations(this);
-	const registration = store[url];
+	const registration = store[own.url];
 	const agentId = registration?.agentId ?? (await agentIdOf(this));
 	const agent = await findAgent(this, agentId, ACTIVATION);
-	// Put the previous webhook back only while the agent still points here: if someone changed it
-	// meanwhile, their choice stands. An agent deleted meanwhile has nothing left to restore.
-	if (agent && pointsAt(agent.webhook, url)) {
+	const pointsHere =
+		registration?.kind === 'production' ? own.isOurs(agent?.webhook) : own.isThis(agent?.webhook);
+	// An agent deleted meanwhile has nothing left to restore.
+	if (agent && pointsHere) {
 		await setAgentWebhook(this, agent, registration?.previousWebhook ?? '');
 	}
-	delete store[url];
+	delete store[own.url];
 	return true;
 }

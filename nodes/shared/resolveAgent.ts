@@ -82,23 +82,25 @@ async function agentNamed(
 	const matches = directory.get(name) ?? [];
 	if (matches.length === 1) return matches[0];
 	const at = itemIndex === undefined ? '' : ` [item ${itemIndex}]`;
+	// What to do is in the message: n8n's toasts show no description.
 	if (matches.length === 0) {
 		const similar = similarNames(directory, name).map((known) => `"${known}"`);
+		const remedy =
+			similar.length > 0
+				? `did you mean ${similar.join(' or ')}?`
+				: 'pick the agent from the list or give its ID';
 		throw nameError(
 			context,
-			`No agent is named "${name}"${at}`,
-			`${field} (By Name) is matched exactly, case and spaces included.` +
-				(similar.length > 0
-					? ` Agents with a similar name: ${similar.join(', ')}.`
-					: ' Pick the agent from the list or give its ID.'),
+			`No agent is named "${name}": ${remedy}${at}`,
+			`${field} (By Name) is matched exactly, case and spaces included.`,
 			itemIndex,
 		);
 	}
 	const ids = matches.map((agent) => agent.id).join(', ');
 	throw nameError(
 		context,
-		`${matches.length} agents are named "${name}" (${ids})${at}`,
-		`${field} (By Name) must name one agent: give its ID or pick it from the list, or give the agents unique names.`,
+		`${matches.length} agents are named "${name}" (${ids}): give the ID of the one you mean, or pick it from the list${at}`,
+		`${field} (By Name) must name one agent; giving the agents unique names also avoids this.`,
 		itemIndex,
 	);
 }

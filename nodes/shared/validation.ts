@@ -1,6 +1,8 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { fieldName, type FieldLabels } from './fields';
+
 /**
  * Bounds the nodes enforce before sending (docs/service.md, "Limits the nodes enforce"): the service
  * states none, and without them an oversized value comes back as a 413 that names no field, or as a
@@ -26,11 +28,13 @@ const formatCount = (n: number) => n.toLocaleString('en-US');
 export class InputValidator {
 	constructor(
 		private readonly node: INode,
-		private readonly itemIndex: number,
+		/** The input item; none for a trigger's parameters. */
+		private readonly itemIndex?: number,
 	) {}
 
 	fail(field: string, problem: string, description?: string): never {
-		throw new NodeOperationError(this.node, `${field} ${problem} [item ${this.itemIndex}]`, {
+		const where = this.itemIndex === undefined ? '' : ` [item ${this.itemIndex}]`;
+		throw new NodeOperationError(this.node, `${field} ${problem}${where}`, {
 			itemIndex: this.itemIndex,
 			description,
 		});
@@ -71,11 +75,8 @@ export class InputValidator {
 		return text;
 	}
 
-	/**
-	 * A request body the service accepts by size; otherwise the error names the largest field by its
-	 * label in `labels` (API field name to UI label).
-	 */
-	requestBody<T extends IDataObject>(body: T, labels: Record<string, string> = {}): T {
+	/** A request body the service accepts by size; otherwise the error names its largest field. */
+	requestBody<T extends IDataObject>(body: T, labels: FieldLabels = {}): T {
 		const bytes = Buffer.byteLength(JSON.stringify(body), 'utf8');
 		if (bytes <= INPUT_LIMITS.bodyBytes) return body;
 		let largest = '';
@@ -84,10 +85,9 @@ export class InputValidator {
 			const size = Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
 			if (size > largestBytes) [largest, largestBytes] = [key, size];
 		}
-		const field = labels[largest] ? `${labels[largest]} (${largest})` : largest;
 		return this.fail(
 			'The request',
-			`would be ${formatCount(bytes)} bytes, more than the ${formatCount(INPUT_LIMITS.bodyBytes)} the service accepts; its largest field is ${field}`,
+			`would be ${formatCount(bytes)} bytes, more than the ${formatCount(INPUT_LIMITS.bodyBytes)} the service accepts; its largest field is ${fieldName(labels, largest)}`,
 		);
 	}
 

@@ -13,8 +13,6 @@ const DIALECTS = {
 		// A sub-workflow called from a production run runs in its published version.
 		subWorkflowsRunPublished: true,
 		activatesWithPatch: false,
-		// "Test connection" shows the message of the credential's rule for the status it got.
-		credentialTestShowsRules: true,
 		env: {
 			// The MCP server registry refreshes its list from n8n's API at start-up; nothing here needs it.
 			N8N_DISABLED_MODULES: 'mcp-registry',
@@ -29,9 +27,6 @@ const DIALECTS = {
 		publishesAfterAnswering: false,
 		webhookUrlSetting: 'WEBHOOK_URL',
 		subWorkflowsRunPublished: false,
-		// Its errors drop their cause (a class field resets it), so the credential tester never sees
-		// the status and shows n8n's own message for it instead of the credential's rule (1.123.81).
-		credentialTestShowsRules: false,
 		// Workflows go live through POST /rest/workflows/:id/activate and .../deactivate.
 		activatesWithPatch: false,
 		env: {},
@@ -46,8 +41,6 @@ const OLDER_RELEASES = [
 		changes: {
 			// No activate/deactivate endpoints yet: PATCH /rest/workflows/:id with `active`, as its editor.
 			activatesWithPatch: true,
-			// Its errors keep their cause: the credential's rules are shown.
-			credentialTestShowsRules: true,
 		},
 	},
 ];

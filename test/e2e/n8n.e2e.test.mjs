@@ -13,8 +13,9 @@ import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { nodeOutput } from '../../scripts/lib/run-data.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
 import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
-import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
+import { startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-sandbox-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
@@ -27,9 +28,18 @@ let userFolder;
 let pack;
 
 /** A request to the sandbox API (path relative to /v1) or, with `control`, to /_sandbox. */
-const sandboxCall = (...args) => sandboxClient(sandbox, API_KEY).call(...args);
-const requestLog = () => sandboxClient(sandbox, API_KEY).requestLog();
-const clearRequestLog = () => sandboxClient(sandbox, API_KEY).clearRequestLog();
+const sandboxCall = (method, urlPath, body, options) =>
+	requestSandbox(sandbox, API_KEY, method, urlPath, body, options);
+
+const requestLog = () => sandboxCall('GET', '/requests', undefined, { control: true });
+const clearRequestLog = () => sandboxCall('DELETE', '/requests', undefined, { control: true });
+
+/** A transcript as Transcript Format "Text" writes it: a line per turn, "Agent: …" / "Customer: …". */
+function transcriptLines(transcript) {
+	return transcript
+		.map((entry) => `${entry.speaker === 'agent' ? 'Agent' : 'Customer'}: ${entry.text}`)
+		.join('\n');
+}
 
 function readExample(name) {
 	return JSON.parse(readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8'));
@@ -285,26 +295,31 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 		);
 	});
 
-	test('example: export call transcripts to CSV', async () => {
+	// The export example starts with the Call History Trigger, which `n8n execute` passes through without
+	// polling: callHistory.e2e.test.mjs runs it published. Its "Run now" branch is this Get Many.
+	test('an export on demand: Get Many with Include Transcripts, Transcript Format Text', async () => {
 		const { calls } = await sandboxCall('GET', '/calls?limit=100');
-		const run = await runWorkflow(readExample('export-call-transcripts'));
+		const run = await runWorkflow(
+			chain('E2E: export on demand', [
+				manualTrigger(),
+				voiceAgentNode('Get calls with transcripts', 200, {
+					resource: 'call',
+					operation: 'getMany',
+					returnAll: true,
+					options: { includeTranscripts: true, transcriptFormat: 'text' },
+				}),
+			]),
+		);
 		const exported = nodeOutput(run, 'Get calls with transcripts');
 		assert.deepEqual(
 			exported.map((call) => call.id),
 			calls.map((call) => call.id),
 			'every call, newest first',
 		);
-		assert.ok(exported.every((call) => Array.isArray(call.transcript)));
-		const rows = nodeOutput(run, 'One row per call');
 		const completed = exported.find((call) => call.status === 'completed');
-		const completedRow = rows.find((row) => row.call_id === completed.id);
-		assert.equal(
-			completedRow.transcript,
-			completed.transcript.map((entry) => `${entry.speaker}: ${entry.text}`).join('\n'),
-		);
-		const file = run.data.resultData.runData['Transcripts as CSV'][0].data.main[0][0].binary.data;
-		assert.equal(file.fileName, 'call-transcripts.csv');
-		assert.equal(file.mimeType, 'text/csv');
+		const full = await sandboxCall('GET', `/call?id=${completed.id}`);
+		assert.equal(completed.transcript, undefined);
+		assert.equal(completed.transcript_text, transcriptLines(full.transcript));
 	});
 
 	test("example: push context into a live call, as shipped, against the demo's sandbox", async () => {
@@ -496,26 +511,18 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 			});
 		assert.deepEqual(await testConnection({ apiKey: API_KEY, baseUrl: `${sandbox.baseUrl}/` }), {
 			status: 'OK',
-			message: 'Connection successful!',
+			message: 'Connection successful: the Voice Agent API accepted the API key',
 		});
-		// n8n 1.x shows its own words for a refused test request instead of the credential's.
-		const { credentialTestShowsRules } = server.rest.dialect;
 		const wrongKey = await testConnection({ apiKey: 'not-the-key', baseUrl: sandbox.baseUrl });
 		assert.equal(wrongKey.status, 'Error');
-		assert.match(
-			wrongKey.message,
-			credentialTestShowsRules
-				? /API key was rejected \(401 Unauthorized\)/
-				: /^Authorization failed - please check your credentials$/,
-		);
+		assert.match(wrongKey.message, /rejected the API key \(401 Unauthorized\)/);
 		assert.ok(!wrongKey.message.includes('not-the-key'));
-		const wrongUrl = await testConnection({ apiKey: API_KEY, baseUrl: sandbox.origin });
+		// n8n itself answers GET /agents with a page of its editor.
+		const wrongUrl = await testConnection({ apiKey: API_KEY, baseUrl: server.url });
 		assert.equal(wrongUrl.status, 'Error');
 		assert.match(
 			wrongUrl.message,
-			credentialTestShowsRules
-				? /check that the Base URL .* ends with \/v1/
-				: /^The resource you are requesting could not be found$/,
+			/does not answer like the Voice Agent API \(GET \/agents answered .+ with an HTML page\)/,
 		);
 	});
 

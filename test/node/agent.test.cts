@@ -196,7 +196,7 @@ describe('Agent: Create or Update', () => {
 		expect(agent).toMatchObject({ name: 'Full Agent', ...stored });
 	});
 
-	test('an update can clear the webhook and turn filler words off: empty and false are sent, not dropped', async () => {
+	test('an update can clear the webhook, turn filler words off and remove all tools: empty and false are sent, not dropped', async () => {
 		await createAgent(sandbox, {
 			name: 'Hooked',
 			webhook: 'https://example.com/old',
@@ -208,7 +208,7 @@ describe('Agent: Create or Update', () => {
 			resource: 'agent',
 			operation: 'upsert',
 			name: 'Hooked',
-			additionalFields: { webhook: '', fillerWords: false, tools: '[]' },
+			additionalFields: { webhook: '', fillerWords: false, removeAllTools: true },
 		});
 
 		const [agent] = jsonOf(run);
@@ -219,6 +219,25 @@ describe('Agent: Create or Update', () => {
 			tools: [],
 		});
 		expect(agent).toMatchObject({ webhook: '', filler_words: false, tools: [] });
+	});
+
+	test("Tools (JSON) added but left empty keeps the agent's tools: nothing about tools is sent", async () => {
+		await createAgent(sandbox, { name: 'Tooled', tools: [TOOL] });
+		await sandbox.clearRequests();
+
+		const run = await runWith(sandbox, {
+			resource: 'agent',
+			operation: 'upsert',
+			name: 'Tooled',
+			additionalFields: { tools: '', systemPrompt: 'Be brief.' },
+		});
+
+		const [agent] = jsonOf(run);
+		expect((await wire(sandbox))[0].body).toStrictEqual({
+			name: 'Tooled',
+			system_prompt: 'Be brief.',
+		});
+		expect(agent.tools).toEqual([TOOL]);
 	});
 
 	test('a tools list given as an array by an expression is sent as is', async () => {
@@ -247,11 +266,13 @@ describe('Agent: Create or Update', () => {
 		});
 	});
 
-	test("creating without an area code shows the service's 400 message", async () => {
+	test("creating without an area code shows the service's 400 message, with the fields named as in the node", async () => {
 		const run = await runWith(sandbox, { resource: 'agent', operation: 'upsert', name: 'No Area' });
 
 		expect(run.items).toEqual([]);
-		expect(run.error?.message).toMatch(/name and area_code are required to create a new agent/);
+		expect(run.error?.message).toBe(
+			'The Voice Agent API rejected the request: Name and Area Code are required to create a new agent; there is no agent named "No Area" and Area Code (3 digits, e.g. "415") is missing',
+		);
 		expect(await wire(sandbox)).toHaveLength(1);
 	});
 

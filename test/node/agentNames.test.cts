@@ -159,9 +159,12 @@ describe('a name that names no agent, or several', () => {
 			to: '+14155550123',
 		});
 
-		expect(run.error?.message).toBe('No agent is named "Back Office" [item 0]');
+		// What to do is in the message, which n8n's toasts show.
+		expect(run.error?.message).toBe(
+			'No agent is named "Back Office": pick the agent from the list or give its ID [item 0]',
+		);
 		expect(run.error?.description).toBe(
-			'From (Agent) (By Name) is matched exactly, case and spaces included. Pick the agent from the list or give its ID.',
+			'From (Agent) (By Name) is matched exactly, case and spaces included.',
 		);
 		expect(await wireLines(sandbox)).toEqual(['GET /agents 200']);
 		expect(await allCalls(sandbox)).toEqual([]);
@@ -176,9 +179,11 @@ describe('a name that names no agent, or several', () => {
 			agent: rl('front desk', 'name'),
 		});
 
-		expect(run.error?.message).toBe('No agent is named "front desk" [item 0]');
+		expect(run.error?.message).toBe(
+			'No agent is named "front desk": did you mean "Front Desk"? [item 0]',
+		);
 		expect(run.error?.description).toBe(
-			'Agent (By Name) is matched exactly, case and spaces included. Agents with a similar name: "Front Desk".',
+			'Agent (By Name) is matched exactly, case and spaces included.',
 		);
 	});
 
@@ -208,10 +213,10 @@ describe('a name that names no agent, or several', () => {
 
 			// Newest first, as the list shows them.
 			expect(run.error?.message).toBe(
-				`2 agents are named "Support" (${second.id}, ${first.id}) [item 0]`,
+				`2 agents are named "Support" (${second.id}, ${first.id}): give the ID of the one you mean, or pick it from the list [item 0]`,
 			);
 			expect(run.error?.description).toBe(
-				'Agent (By Name) must name one agent: give its ID or pick it from the list, or give the agents unique names.',
+				'Agent (By Name) must name one agent; giving the agents unique names also avoids this.',
 			);
 			expect(proxy.routes).toEqual(['GET /agents']);
 		} finally {
@@ -235,7 +240,7 @@ describe('a name that names no agent, or several', () => {
 		const items = jsonOf(run);
 		expect(items.map((item) => item.id ?? item.error)).toEqual([
 			agent.id,
-			'No agent is named "Nobody" [item 1]',
+			'No agent is named "Nobody": pick the agent from the list or give its ID [item 1]',
 			agent.id,
 		]);
 		expect(run.items.map((item) => item.pairedItem)).toEqual([

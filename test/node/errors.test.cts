@@ -5,6 +5,7 @@ import { API_KEY } from '../support/fixtures.cts';
 import { rl } from '../support/n8n.cts';
 import { jsonOf, runWith } from '../support/node.cts';
 import { useSandbox } from '../support/sandbox.cts';
+import { startAnsweringServer } from '../support/servers.cts';
 
 const WRONG_KEY = 'va_wrong_key_Hd83kQz1Lp0';
 
@@ -59,12 +60,14 @@ describe('errors the service answers', () => {
 		const run = await runWith(sandbox, parameters);
 
 		expect(run.error?.message).toBe(message);
+		// Said once: the description does not repeat the service's own "not found" text.
+		expect(run.error?.description ?? null).toBeNull();
 		expect(run.error?.httpCode).toBe('404');
 		expect(await wireLines(sandbox)).toEqual([`${route} 404`]);
 		expectNoKey(run);
 	});
 
-	test("400: the service's message is shown", async () => {
+	test("400: the service's message is shown once, naming the field by its label in the node", async () => {
 		const run = await runWith(sandbox, {
 			resource: 'call',
 			operation: 'create',
@@ -73,8 +76,9 @@ describe('errors the service answers', () => {
 		});
 
 		expect(run.error?.message).toBe(
-			'The Voice Agent API rejected the request: from must be the phone_number of one of your agents; +14155550999 is not',
+			'The Voice Agent API rejected the request: From (Agent) must be the phone_number of one of your agents; +14155550999 is not',
 		);
+		expect(run.error?.description ?? null).toBeNull();
 		expect(run.error?.httpCode).toBe('400');
 		expect((await wireLines(sandbox)).filter((line) => line.startsWith('POST'))).toEqual([
 			'POST /call 400',
@@ -202,10 +206,43 @@ describe("the credential's Base URL", () => {
 		);
 
 		expect(run.error?.message).toBe(
-			'The Voice Agent API credential has no valid Base URL: set it to the API address including /v1, e.g. https://api.example.com/v1',
+			'The Voice Agent API credential has no valid Base URL: set the Base URL to the API address including /v1, e.g. https://api.example.com/v1',
 		);
 		expect(await wire(sandbox)).toEqual([]);
 	});
+
+	test.each([
+		[
+			'answers 404 pages',
+			404,
+			"GET /agents was not found: the credential's Base URL does not answer like the Voice Agent API; set the Base URL to the API address including /v1, e.g. https://api.example.com/v1",
+		],
+		[
+			'answers 200 with a web page',
+			200,
+			'GET /agents answered without the "agents" list: the credential\'s Base URL does not answer like the Voice Agent API; set the Base URL to the API address including /v1, e.g. https://api.example.com/v1',
+		],
+	])(
+		'a Base URL of another server that %s: the error says the Base URL is not the API',
+		async (_what, status, message) => {
+			const website = await startAnsweringServer(
+				status,
+				'text/html',
+				'<!DOCTYPE html><p>Hello</p>',
+			);
+			try {
+				const run = await runWith(
+					sandbox,
+					{ resource: 'agent', operation: 'getMany', returnAll: true },
+					{ baseUrl: website.origin },
+				);
+
+				expect(run.error?.message).toBe(message);
+			} finally {
+				await website.close();
+			}
+		},
+	);
 });
 
 test('Continue On Fail keeps the error item free of the API key', async () => {

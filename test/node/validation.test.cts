@@ -85,7 +85,7 @@ const CASES: Case[] = [
 		'negative Endpointing',
 		upsert({ endpointing: V }),
 		-10,
-		'Endpointing (Ms) must be a whole number 0 or more',
+		'Endpointing (Milliseconds) must be a whole number 0 or more',
 	],
 	[
 		'negative Smart Endpointing Threshold',
@@ -126,6 +126,18 @@ const CASES: Case[] = [
 		upsert({ tools: V }),
 		[{ type: 'function' }, ['x']],
 		'Tools (JSON) must be a JSON array of objects',
+	],
+	[
+		'Tools an empty list: removing every tool takes the explicit option',
+		upsert({ tools: V }),
+		'[]',
+		'Tools (JSON) is an empty list, which would remove all the agent\'s tools: to do that, add the option "Remove All Tools"; to keep them, leave Tools (JSON) empty',
+	],
+	[
+		'Tools given while Remove All Tools is on',
+		upsert({ tools: V, removeAllTools: true }),
+		'[{"type": "function", "function": {"name": "f"}}]',
+		'Tools (JSON) must be empty when "Remove All Tools" is on: remove one of the two',
 	],
 	[
 		'LLM Model unknown',
@@ -276,7 +288,7 @@ describe('the whole request body', () => {
 
 		expect(run.items).toEqual([]);
 		expect(run.error?.message).toMatch(
-			/^The request would be 1,188,\d{3} bytes, more than the 1,048,576 the service accepts; its largest field is Tools \(JSON\) \(tools\) \[item 0\]$/,
+			/^The request would be 1,188,\d{3} bytes, more than the 1,048,576 the service accepts; its largest field is Tools \(JSON\) \[item 0\]$/,
 		);
 		expect(await wire(sandbox)).toEqual([]);
 	});
@@ -302,7 +314,7 @@ describe('each invalid value stops the node before any request, naming the field
 		[
 			'Endpointing -1',
 			upsert({ endpointing: -1 }),
-			'Endpointing (Ms) must be a whole number 0 or more (got -1) [item 0]',
+			'Endpointing (Milliseconds) must be a whole number 0 or more (got -1) [item 0]',
 		],
 		[
 			'Limit 0',

@@ -107,3 +107,40 @@ export async function wireLines(sandbox: TestSandbox): Promise<string[]> {
 		(request) => `${request.method} ${request.path} ${request.status}`,
 	);
 }
+
+/** Ends a call in progress now (the sandbox's control endpoint), as `completed` unless given. */
+export async function endCall(
+	sandbox: TestSandbox,
+	id: string,
+	status: 'completed' | 'failed' = 'completed',
+): Promise<any> {
+	return okBody(await sandbox.control('POST', `/calls/${id}/complete`, { status }));
+}
+
+/** The newest `count` calls of the account, newest first. */
+export async function latestCalls(sandbox: TestSandbox, count: number, key?: string) {
+	const calls: any[] = [];
+	let cursor: string | undefined;
+	while (calls.length < count) {
+		const limit = Math.min(100, count - calls.length);
+		const body = okBody(await sandbox.api('GET', '/calls', { key, query: { limit, cursor } }));
+		calls.push(...body.calls);
+		if (!body.cursor) break;
+		cursor = body.cursor;
+	}
+	return calls;
+}
+
+/**
+ * `count` calls newer than every call so far that have ended by the time it returns: seeded live (the
+ * sandbox's seeded history lies in the past), lasting 1 ms. Newest first.
+ */
+export async function newEndedCalls(sandbox: TestSandbox, count: number, key?: string) {
+	await sandbox.seed({ live_calls: count, call_duration_ms: 1, api_key: key });
+	for (let attempt = 0; attempt < 500; attempt++) {
+		const calls = await latestCalls(sandbox, count, key);
+		if (calls.every((call) => call.status !== 'in_progress')) return calls;
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+	throw new Error(`the ${count} seeded calls did not end`);
+}

@@ -43,3 +43,12 @@ export function ids(items: { id: string }[]): string[] {
 export function transcriptText(call: { transcript: { text: string }[] }): string {
 	return call.transcript.map((entry) => entry.text).join('\n');
 }
+
+/**
+ * A call's transcript as Transcript Format "Text" must write it, spelled out here apart from the node's
+ * code: a line per turn, "Agent: …" or "Customer: …".
+ */
+export function transcriptLines(call: { transcript: { speaker: string; text: string }[] }): string {
+	const label: Record<string, string> = { agent: 'Agent', customer: 'Customer' };
+	return call.transcript.map((entry) => `${label[entry.speaker]}: ${entry.text}`).join('\n');
+}

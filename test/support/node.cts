@@ -29,6 +29,8 @@ export interface NodeRun {
 	/** The error that stopped the node, if any. */
 	error?: Error & { description?: string | null; context?: IDataObject; httpCode?: string | null };
 	run: IRun;
+	/** The workflow it ran in (e.g. to see whether the node changed its static data). */
+	workflow: Workflow;
 }
 
 export interface RunNodeOptions {
@@ -41,6 +43,10 @@ export interface RunNodeOptions {
 	/** The node's version in the workflow (default 1). */
 	typeVersion?: number;
 	mode?: WorkflowExecuteMode;
+	/** The node's name (default: Voice Agent). */
+	name?: string;
+	/** The workflow's static data, as saved with it. */
+	staticData?: IDataObject;
 	/** Stops the run once this settles, as n8n's "Stop execution" does (it cancels the engine's promise). */
 	cancelWhen?: Promise<unknown>;
 }
@@ -50,9 +56,10 @@ export const NODE_NAME = 'Voice Agent';
 /** Runs one node of the package over the given input items, in a real workflow execution. */
 export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 	const pkg = await loadPackage();
+	const nodeName = options.name ?? NODE_NAME;
 	const node: INode = {
 		id: 'b5f9d2c6-0000-4000-8000-000000000001',
-		name: NODE_NAME,
+		name: nodeName,
 		type: options.type ?? `${PACKAGE_NAME}.voiceAgent`,
 		typeVersion: options.typeVersion ?? 1,
 		position: [0, 0],
@@ -68,6 +75,7 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		active: false,
 		nodeTypes: pkg.nodeTypes,
 		settings: {},
+		staticData: options.staticData,
 	});
 	const mode = options.mode ?? 'manual';
 	const hooks = new ExecutionLifecycleHooks(mode, 'test-execution', {
@@ -107,11 +115,12 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 	void options.cancelWhen?.then(() => running.cancel());
 	await running;
 	const run = await finished;
-	const taskData = run.data.resultData.runData[NODE_NAME]?.[0];
+	const taskData = run.data.resultData.runData[nodeName]?.[0];
 	return {
 		items: taskData?.data?.main?.[0] ?? [],
 		error: (taskData?.error ?? run.data.resultData.error) as NodeRun['error'],
 		run,
+		workflow,
 	};
 }
 

@@ -121,19 +121,20 @@ export interface InterceptingProxy extends LocalServer {
 }
 
 /**
- * Forwards requests to `target` except where `intercept` (given the route and the routes before it)
- * returns an interception: for what the sandbox never does by itself, such as failing one endpoint
- * only after another was called, or listing two agents of one name.
+ * Forwards requests to `target` except where `intercept` (given the route, the routes before it and the
+ * request's URL) returns an interception: for what the sandbox never does by itself, such as failing
+ * one endpoint only after another was called, listing two agents of one name, or failing one call.
  */
 export async function startInterceptingProxy(
 	target: string,
-	intercept: (route: string, earlier: readonly string[]) => Interception | undefined,
+	intercept: (route: string, earlier: readonly string[], url: URL) => Interception | undefined,
 ): Promise<InterceptingProxy> {
 	const targetUrl = new URL(target);
 	const routes: string[] = [];
 	const server = http.createServer((request, response) => {
 		const route = routeOf(request);
-		const interception = intercept(route, [...routes]);
+		const url = new URL(request.url ?? '/', 'http://proxy.invalid');
+		const interception = intercept(route, [...routes], url);
 		routes.push(route);
 		if (!interception) return forward(request, response, targetUrl);
 		if ('answer' in interception) {

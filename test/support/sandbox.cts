@@ -37,6 +37,9 @@ export interface ApiRequestOptions {
 export interface SeedRequest {
 	agents?: number;
 	calls?: number;
+	/** Calls in progress, created now (newest), lasting `call_duration_ms`. */
+	live_calls?: number;
+	call_duration_ms?: number;
 	api_key?: string;
 }
 
@@ -49,7 +52,9 @@ export interface TestSandbox {
 	apiKeys: string[];
 	close(): Promise<void>;
 	reset(): Promise<void>;
-	seed(body: SeedRequest): Promise<{ agents_created: number; calls_created: number }>;
+	seed(
+		body: SeedRequest,
+	): Promise<{ agents_created: number; calls_created: number; live_calls_created: number }>;
 	/** Replaces the fault settings; `{}` clears them. Answers the settings in force. */
 	faults(body: FaultSettings): Promise<FaultSettings & { times_remaining?: number }>;
 	requests(): Promise<RecordedRequest[]>;

@@ -1,6 +1,7 @@
 /**
  * Stand-in servers on 127.0.0.1 for what the sandbox cannot play: a webhook receiver for the sandbox's
- * events, a service that never ends its pages, and an address where nothing listens.
+ * events, a service that never ends its pages, a server that is not the service, and an address where
+ * nothing listens.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -33,6 +34,20 @@ export async function closedPortUrl(path: string): Promise<string> {
 	const local = await listen(http.createServer());
 	await local.close();
 	return `${local.origin}${path}`;
+}
+
+/** A server that is not the service (a website, n8n itself): every request gets the same answer. */
+export async function startAnsweringServer(
+	status: number,
+	contentType: string,
+	body: string,
+): Promise<LocalServer> {
+	return await listen(
+		http.createServer((_request, response) => {
+			response.writeHead(status, { 'content-type': contentType });
+			response.end(body);
+		}),
+	);
 }
 
 /** A stand-in service whose GET /v1/calls always answers one call and the same cursor. */

@@ -23,7 +23,12 @@ import {
 	type WebhookKind,
 } from './trigger-workflow.cts';
 
-export type Registration = { secret: string; agentId: string; previousWebhook: string };
+export type Registration = {
+	secret: string;
+	agentId: string;
+	previousWebhook: string;
+	kind: 'production' | 'test';
+};
 
 const STATIC_DATA_KEY = `node:${TRIGGER_NODE_NAME}`;
 
@@ -47,6 +52,22 @@ export class TriggerActivation extends TriggerWorkflow {
 			kind === 'production' ? this.savedStaticData : (this.testRegistration?.staticData ?? {});
 		const nodeData = (staticData[STATIC_DATA_KEY] ?? {}) as IDataObject;
 		return jsonCopy(nodeData.registrations ?? {}) as Record<string, Registration>;
+	}
+
+	/**
+	 * The database holding these registrations in the workflow's static data, as a lost or older save
+	 * can leave them (an empty object: none).
+	 */
+	saveRegistrations(registrations: Record<string, Registration>): void {
+		this.savedStaticData = { [STATIC_DATA_KEY]: { registrations: jsonCopy(registrations) } };
+	}
+
+	/**
+	 * n8n restarting: test webhooks live in the main's memory only, so a test registration is gone
+	 * without its delete having run, and the test URL answers 404.
+	 */
+	restart(): void {
+		this.testRegistration = undefined;
 	}
 
 	/** Whether n8n is listening for a test event. */

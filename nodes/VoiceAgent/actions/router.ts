@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { partialOutputOf } from '../../shared/partialOutput';
 import * as agent from './agent/Agent.resource';
 import * as call from './call/Call.resource';
 import type { VoiceAgentOperation } from './operation';
@@ -34,10 +35,13 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			for (const entry of executionData) output.push(entry);
 		} catch (error) {
 			if (this.continueOnFail()) {
-				output.push({
-					json: { error: (error as Error).message },
-					pairedItem: { item: itemIndex },
-				});
+				// An operation that got part of its output before some parts failed returns what it got,
+				// and an error item per failed part.
+				const partial = partialOutputOf(error);
+				const json = partial
+					? [...partial.items, ...partial.errors]
+					: [{ error: (error as Error).message }];
+				for (const entry of json) output.push({ json: entry, pairedItem: { item: itemIndex } });
 				continue;
 			}
 			if (error instanceof NodeApiError) {

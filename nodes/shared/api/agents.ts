@@ -11,6 +11,7 @@ import {
 	type RequestOptions,
 	type VoiceAgentContext,
 } from '../transport';
+import { AGENT_FIELDS } from '../fields';
 import type { Agent } from '../types';
 
 const AGENTS_LIST = { path: '/agents', itemsKey: 'agents' };
@@ -67,7 +68,13 @@ export async function upsertAgent(
 	body: IDataObject & { name: string },
 	options?: RequestOptions,
 ) {
-	const request = { method: 'POST', path: '/agent', body, idempotent: true } as const;
+	const request = {
+		method: 'POST',
+		path: '/agent',
+		body,
+		idempotent: true,
+		fields: AGENT_FIELDS,
+	} as const;
 	return await voiceAgentApiRequest<Agent>(context, request, options);
 }
 

@@ -9,6 +9,7 @@ import {
 	type RequestOptions,
 	type VoiceAgentContext,
 } from '../transport';
+import { CALL_CONTEXT_FIELDS, CALL_FIELDS } from '../fields';
 import type { Call, CallSummary } from '../types';
 
 export const callNotFound = (id: string) => `Call "${id}"`;
@@ -48,7 +49,13 @@ export async function createCall(
 	body: NewCall,
 	options?: RequestOptions,
 ) {
-	const request = { method: 'POST', path: '/call', body, idempotent: false } as const;
+	const request = {
+		method: 'POST',
+		path: '/call',
+		body,
+		idempotent: false,
+		fields: CALL_FIELDS,
+	} as const;
 	return await voiceAgentApiRequest<Call>(context, request, options);
 }
 
@@ -68,6 +75,7 @@ export async function setCallContext(
 		path: '/call/context',
 		body,
 		notFound: callNotFound(id),
+		fields: CALL_CONTEXT_FIELDS,
 	} as const;
 	return await voiceAgentApiRequest<Call>(context, { ...request, idempotent: true }, options);
 }

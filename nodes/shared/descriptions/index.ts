@@ -84,3 +84,38 @@ export function optionsCollection(options: INodeProperties[]): INodeProperties {
 		options,
 	};
 }
+
+/**
+ * The filters of the call list (GET /calls), as Call → Get Many and the call history trigger offer them:
+ * the agent (optional) and the customer's number. `readCallFilter` reads them.
+ */
+export function callListFilters(): INodeProperties[] {
+	return [
+		agentLocator({
+			required: false,
+			description: 'Only calls of this agent. Leave empty for the calls of all agents.',
+		}),
+		filtersCollection([
+			{
+				displayName: 'Client Number',
+				name: 'clientNumber',
+				type: 'string',
+				default: '',
+				placeholder: 'e.g. +14155550123',
+				description: 'Only calls with this customer phone number (E.164)',
+			},
+		]),
+	];
+}
+
+/** The "Filters" collection of a list operation or trigger. */
+export function filtersCollection(options: INodeProperties[]): INodeProperties {
+	return {
+		displayName: 'Filters',
+		name: 'filters',
+		type: 'collection',
+		placeholder: 'Add Filter',
+		default: {},
+		options,
+	};
+}

@@ -1,1 +1,2 @@
+export * as credentialTest from './credentialTest';
 export * as listSearch from './listSearch';

@@ -8,7 +8,7 @@ const LATENCY_SMOOTHING = 0.2;
 /**
  * How many requests a fan-out keeps in flight, adapted to the service as TCP adapts its window:
  * doubling per round while answers are fast and successful, then growing by one per round; halved on
- * a 429, a server error, a network failure or rising latency, at most once per round.
+ * a 429 or rising latency, one less on a server error or a network failure, at most once per round.
  */
 export class AdaptiveLimit implements RequestObserver {
 	private current: number;
@@ -32,9 +32,14 @@ export class AdaptiveLimit implements RequestObserver {
 
 	onAttempt({ status, latencyMs }: { status?: number; latencyMs: number }): void {
 		if (this.attemptsUntilNextDecrease > 0) this.attemptsUntilNextDecrease--;
-		const failed = status === undefined || status === 429 || status >= 500;
-		if (failed) {
-			this.decrease();
+		if (status === 429) {
+			this.decrease(Math.floor(this.current / 2));
+			return;
+		}
+		// A server error or a dropped connection alone says little about load (a service may fail a
+		// share of requests whatever their number): a step down, where a 429 or slowness halves.
+		if (status === undefined || status >= 500) {
+			this.decrease(this.current - 1);
 			return;
 		}
 		this.fastestMs = Math.min(this.fastestMs, latencyMs);
@@ -46,7 +51,7 @@ export class AdaptiveLimit implements RequestObserver {
 			this.smoothedMs > this.fastestMs * SLOW_FACTOR &&
 			this.smoothedMs > this.fastestMs + SLOW_MARGIN_MS;
 		if (slow) {
-			this.decrease();
+			this.decrease(Math.floor(this.current / 2));
 			return;
 		}
 		if (this.growing) {
@@ -59,10 +64,10 @@ export class AdaptiveLimit implements RequestObserver {
 		}
 	}
 
-	private decrease(): void {
+	private decrease(to: number): void {
 		this.growing = false;
 		if (this.attemptsUntilNextDecrease > 0) return;
-		this.current = Math.max(1, Math.floor(this.current / 2));
+		this.current = Math.max(1, to);
 		this.successesThisRound = 0;
 		this.attemptsUntilNextDecrease = this.current * 2;
 	}

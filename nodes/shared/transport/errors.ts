@@ -1,6 +1,8 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { BASE_URL_HINT } from '../credential';
+import { withFieldNames } from '../fields';
 import { describeNetworkFailure } from './network';
 import type { RetrySpent, StopReason } from './retryPolicy';
 import type { ApiRequest, VoiceAgentContext } from './types';
@@ -25,6 +27,21 @@ export function isTransient(error: unknown): boolean {
 	if (!(error instanceof NodeApiError)) return false;
 	const status = Number(error.httpCode);
 	return error.httpCode === null || status === 429 || status >= 500;
+}
+
+/** What a 401 of the service means, for the nodes and the credential's connection test. */
+export const API_KEY_REJECTED =
+	'The Voice Agent API rejected the API key (401 Unauthorized): check the API key of the Voice Agent API credential';
+
+/** Whether a body is the service's error body: `{ "error": ..., "message": ... }`. */
+function isServiceError(body: unknown): boolean {
+	const fields = body as IDataObject | null;
+	return (
+		typeof fields === 'object' &&
+		fields !== null &&
+		typeof fields.error === 'string' &&
+		typeof fields.message === 'string'
+	);
 }
 
 function serviceMessage(body: unknown): string | undefined {
@@ -62,8 +79,10 @@ export function apiError(
 	let message: string;
 	let description: string | undefined;
 	if (status === 401) {
-		message =
-			'The Voice Agent API rejected the API key (401 Unauthorized): check the API key of the Voice Agent API credential';
+		message = API_KEY_REJECTED;
+	} else if (status === 404 && !isServiceError(body)) {
+		// The service answers every error with its error body: a 404 without it comes from another server.
+		message = `${route} was not found: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`;
 	} else if (status === 404) {
 		message = `${request.notFound ?? `The resource of ${route}`} was not found`;
 	} else if (status === 429) {
@@ -77,7 +96,7 @@ export function apiError(
 		description = retryStory(request, spent, reason);
 	} else {
 		message = said
-			? `The Voice Agent API rejected the request: ${said}`
+			? `The Voice Agent API rejected the request: ${withFieldNames(said, request.fields ?? {})}`
 			: `${route} failed (${status})`;
 	}
 	// The body given to NodeApiError holds no message of its own, or n8n would show it again as the description.

@@ -1,6 +1,8 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
+import { BASE_URL_HINT } from '../credential';
+
 import { voiceAgentApiRequest } from './request';
 import type { RequestOptions, VoiceAgentContext } from './types';
 
@@ -45,7 +47,7 @@ export async function* cursorPages<T>(
 		const items = page[list.itemsKey];
 		if (!Array.isArray(items)) {
 			throw new NodeApiError(context.getNode(), { httpCode: '200' } as JsonObject, {
-				message: `The Voice Agent API answered GET ${list.path} without a "${list.itemsKey}" list`,
+				message: `GET ${list.path} answered without the "${list.itemsKey}" list: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`,
 			});
 		}
 		itemsSoFar += items.length;

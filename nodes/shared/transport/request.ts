@@ -1,6 +1,6 @@
 import type { IDataObject, IHttpRequestOptions, IN8nHttpFullResponse } from 'n8n-workflow';
 
-import { CREDENTIAL_TYPE } from '../credential';
+import { BASE_URL_HINT, CREDENTIAL_TYPE, normalizedBaseUrl } from '../credential';
 import { cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
 import { apiError, configurationError, networkError } from './errors';
 import { networkErrorCode } from './network';
@@ -17,14 +17,14 @@ const baseUrls = new WeakMap<object, Promise<string>>();
 
 async function readBaseUrl(context: VoiceAgentContext): Promise<string> {
 	const credentials = await context.getCredentials(CREDENTIAL_TYPE);
-	const baseUrl = typeof credentials.baseUrl === 'string' ? credentials.baseUrl.trim() : '';
-	if (!/^https?:\/\/[^\s/]+\S*$/i.test(baseUrl)) {
+	const baseUrl = normalizedBaseUrl(credentials.baseUrl);
+	if (!baseUrl) {
 		throw configurationError(
 			context,
-			'The Voice Agent API credential has no valid Base URL: set it to the API address including /v1, e.g. https://api.example.com/v1',
+			`The Voice Agent API credential has no valid Base URL: ${BASE_URL_HINT}`,
 		);
 	}
-	return baseUrl.replace(/\/+$/, '');
+	return baseUrl;
 }
 
 /** The credential's Base URL, read once per node run rather than once per request. */

@@ -8,6 +8,7 @@ import type {
 	IWebhookFunctions,
 } from 'n8n-workflow';
 
+import type { FieldLabels } from '../fields';
 import type { RequestPurpose } from './retryPolicy';
 
 /** Every n8n context a Voice Agent request is made from. */
@@ -30,6 +31,8 @@ export interface ApiRequest {
 	idempotent: boolean;
 	/** What a 404 means, for the error message, e.g. `Call "call_123"`. */
 	notFound?: string;
+	/** The labels of the body's fields, to name them in the service's 400 messages as the node does. */
+	fields?: FieldLabels;
 }
 
 /** Told about every attempt, e.g. by a fan-out that adapts its concurrency to the service. */

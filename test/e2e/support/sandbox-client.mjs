@@ -1,5 +1,8 @@
-// The e2e suites' way to the sandbox: its API (as an account holder) and its control endpoints.
+// The e2e suites' sandbox: an empty account to start from, and its API and control endpoints bound
+// to one API key.
 import { createRequire } from 'node:module';
+
+import { requestSandbox } from '../../../scripts/lib/sandbox-client.mjs';
 
 const { startSandbox } = createRequire(import.meta.url)('../../../sandbox/index.js');
 
@@ -14,31 +17,16 @@ export async function startEmptySandbox(apiKey) {
 	});
 }
 
-/**
- * A request to a running sandbox: a path relative to /v1 with the API key, or with `control` to
- * /_sandbox. Answers the parsed JSON; throws on any status other than 2xx.
- */
+/** Requests to a running sandbox with one API key (see requestSandbox). */
 export function sandboxClient(sandbox, apiKey) {
-	async function call(method, urlPath, body, { control = false } = {}) {
-		const url = control ? `${sandbox.origin}/_sandbox${urlPath}` : `${sandbox.baseUrl}${urlPath}`;
-		const response = await fetch(url, {
-			method,
-			headers: {
-				...(control ? {} : { authorization: `Bearer ${apiKey}` }),
-				...(body === undefined ? {} : { 'content-type': 'application/json' }),
-			},
-			body: body === undefined ? undefined : JSON.stringify(body),
-		});
-		const text = await response.text();
-		const parsed = text ? JSON.parse(text) : null;
-		if (!response.ok) throw new Error(`${method} ${urlPath} answered ${response.status}: ${text}`);
-		return parsed;
-	}
+	const call = (method, urlPath, body, options) =>
+		requestSandbox(sandbox, apiKey, method, urlPath, body, options);
+	const control = (method, urlPath, body) => call(method, urlPath, body, { control: true });
 	return {
 		call,
-		control: (method, urlPath, body) => call(method, urlPath, body, { control: true }),
-		requestLog: () => call('GET', '/requests', undefined, { control: true }),
-		clearRequestLog: () => call('DELETE', '/requests', undefined, { control: true }),
-		deliveries: () => call('GET', '/deliveries', undefined, { control: true }),
+		control,
+		requestLog: () => control('GET', '/requests'),
+		clearRequestLog: () => control('DELETE', '/requests'),
+		deliveries: () => control('GET', '/deliveries'),
 	};
 }

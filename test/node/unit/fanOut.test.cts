@@ -182,14 +182,29 @@ describe('AdaptiveLimit', () => {
 		expect(limit.limit).toBe(10);
 	});
 
-	test('halves on server errors and network failures', () => {
+	test('one less on a server error or a network failure: random failures do not collapse it', () => {
 		const limit = new AdaptiveLimit(20, 16);
 		limit.onAttempt({ status: 503, latencyMs: 5 });
-		expect(limit.limit).toBe(8);
+		expect(limit.limit).toBe(15);
 		ok(limit, 40);
 		const before = limit.limit;
 		limit.onAttempt({ latencyMs: 5 });
-		expect(limit.limit).toBe(Math.floor(before / 2));
+		expect(limit.limit).toBe(before - 1);
+	});
+
+	test('one failure in seven (a service failing a share of requests) leaves it at half its maximum or more', () => {
+		const limit = new AdaptiveLimit(20);
+		for (let n = 0; n < 700; n++) {
+			if (n % 7 === 6) limit.onAttempt({ status: 500, latencyMs: 5 });
+			else limit.onAttempt({ status: 200, latencyMs: 5 });
+		}
+		expect(limit.limit).toBeGreaterThanOrEqual(8);
+	});
+
+	test('a service that keeps failing brings it down step by step', () => {
+		const limit = new AdaptiveLimit(20, 20);
+		for (let n = 0; n < 500; n++) limit.onAttempt({ status: 500, latencyMs: 5 });
+		expect(limit.limit).toBe(1);
 	});
 
 	test('shrinks when latency rises well above the fastest seen', () => {

@@ -24,7 +24,8 @@ const operation: INodeProperties = {
 		{
 			name: 'Create or Update',
 			value: 'upsert',
-			description: 'Create a new record, or update the current one if it already exists (upsert)',
+			description:
+				'Create a new agent with this name, or update the current one if it already exists (upsert)',
 			action: 'Create or update an agent',
 		},
 		{

@@ -1,5 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
+import { AGENT_FIELDS, fieldName } from '../../../shared/fields';
 import { INPUT_LIMITS, type InputValidator } from '../../../shared/validation';
 
 /** The models the service accepts on upsert; listings may show older ones, passed through untouched. */
@@ -21,26 +22,35 @@ interface ComplianceCheckInput {
 	rewriteThreshold?: number;
 }
 
-/** UI labels of the body's fields, for errors that name a field. */
-const labels: Record<string, string> = {
-	name: 'Name',
-	area_code: 'Area Code',
-	system_prompt: 'System Prompt',
-	initial_message: 'Initial Message',
-	voice_id: 'Voice ID',
-	language: 'Language',
-	llm_model: 'LLM Model',
-	webhook: 'Webhook URL',
-	tools: 'Tools (JSON)',
-	filler_words: 'Filler Words',
-	filler_words_whitelist: 'Filler Words Whitelist',
-	voicemail_number: 'Voicemail Number',
-	endpointing: 'Endpointing (Ms)',
-	voice_optimization: 'Voice Optimization',
-	smart_endpointing_threshold: 'Smart Endpointing Threshold',
-	actions: 'Actions',
-	compliance_checks: 'Compliance Checks',
-};
+const named = (path: string) => fieldName(AGENT_FIELDS, path);
+
+/**
+ * The agent's tools from "Tools (JSON)" and "Remove All Tools": undefined keeps them. An empty
+ * field or an empty list never removes them by itself: removing takes the explicit option.
+ */
+function toolsOf(validate: InputValidator, fields: IDataObject): IDataObject[] | undefined {
+	const given =
+		fields.tools !== undefined &&
+		fields.tools !== null &&
+		!(typeof fields.tools === 'string' && fields.tools.trim() === '');
+	const tools = given ? validate.jsonArrayOfObjects(fields.tools, named('tools')) : undefined;
+	if (fields.removeAllTools === true) {
+		if (tools && tools.length > 0) {
+			validate.fail(
+				named('tools'),
+				'must be empty when "Remove All Tools" is on: remove one of the two',
+			);
+		}
+		return [];
+	}
+	if (tools && tools.length === 0) {
+		validate.fail(
+			named('tools'),
+			'is an empty list, which would remove all the agent\'s tools: to do that, add the option "Remove All Tools"; to keep them, leave Tools (JSON) empty',
+		);
+	}
+	return tools;
+}
 
 /** Builds the POST /agent body from the parameters the user set, validating each one. */
 export function buildAgentBody(
@@ -50,10 +60,10 @@ export function buildAgentBody(
 	fields: IDataObject,
 ): IDataObject & { name: string } {
 	const body: IDataObject & { name: string } = {
-		name: validate.nonEmptyString(name, 'Name', INPUT_LIMITS.nameLength),
+		name: validate.nonEmptyString(name, named('name'), INPUT_LIMITS.nameLength),
 	};
 	if (typeof areaCode === 'number' || (typeof areaCode === 'string' && areaCode.trim() !== '')) {
-		body.area_code = validate.areaCode(areaCode, 'Area Code');
+		body.area_code = validate.areaCode(areaCode, named('area_code'));
 	}
 	const text: Array<[string, string, number]> = [
 		['systemPrompt', 'system_prompt', INPUT_LIMITS.textLength],
@@ -62,21 +72,21 @@ export function buildAgentBody(
 		['language', 'language', INPUT_LIMITS.nameLength],
 	];
 	for (const [field, key, max] of text) {
-		if (fields[field] !== undefined) body[key] = validate.text(fields[field], labels[key], max);
+		if (fields[field] !== undefined) body[key] = validate.text(fields[field], named(key), max);
 	}
 	if (fields.llmModel !== undefined) {
 		const models = LLM_MODELS.map((model) => model.value);
-		body.llm_model = validate.oneOf(fields.llmModel, 'LLM Model', models);
+		body.llm_model = validate.oneOf(fields.llmModel, named('llm_model'), models);
 	}
 	if (fields.webhook !== undefined)
-		body.webhook = validate.urlOrEmpty(fields.webhook, 'Webhook URL');
-	if (fields.tools !== undefined)
-		body.tools = validate.jsonArrayOfObjects(fields.tools, 'Tools (JSON)');
+		body.webhook = validate.urlOrEmpty(fields.webhook, named('webhook'));
+	const tools = toolsOf(validate, fields);
+	if (tools !== undefined) body.tools = tools;
 	if (fields.fillerWords !== undefined) body.filler_words = fields.fillerWords === true;
 	if (fields.fillerWordsWhitelist !== undefined) {
 		body.filler_words_whitelist = validate.stringList(
 			fields.fillerWordsWhitelist,
-			'Filler Words Whitelist',
+			named('filler_words_whitelist'),
 		);
 	}
 	if (fields.voicemailNumber !== undefined) {
@@ -84,14 +94,14 @@ export function buildAgentBody(
 		body.voicemail_number =
 			String(fields.voicemailNumber).trim() === ''
 				? ''
-				: validate.e164(fields.voicemailNumber, 'Voicemail Number');
+				: validate.e164(fields.voicemailNumber, named('voicemail_number'));
 	}
 	if (fields.endpointing !== undefined)
-		body.endpointing = validate.integer(fields.endpointing, 'Endpointing (Ms)', 0);
+		body.endpointing = validate.integer(fields.endpointing, named('endpointing'), 0);
 	if (fields.voiceOptimization !== undefined) {
 		body.voice_optimization = validate.integer(
 			fields.voiceOptimization,
-			'Voice Optimization',
+			named('voice_optimization'),
 			0,
 			4,
 		);
@@ -99,18 +109,22 @@ export function buildAgentBody(
 	if (fields.smartEndpointingThreshold !== undefined) {
 		body.smart_endpointing_threshold = validate.integer(
 			fields.smartEndpointingThreshold,
-			'Smart Endpointing Threshold',
+			named('smart_endpointing_threshold'),
 			0,
 		);
 	}
 	if (fields.actions !== undefined) {
 		const actions = ((fields.actions as IDataObject).action ?? []) as ActionInput[];
 		body.actions = actions.map((action, n) => ({
-			name: validate.nonEmptyString(action.name, `Actions ${n + 1}: Name`, INPUT_LIMITS.nameLength),
-			instructions: validate.text(action.instructions ?? '', `Actions ${n + 1}: Instructions`),
+			name: validate.nonEmptyString(
+				action.name,
+				named(`actions[${n}].name`),
+				INPUT_LIMITS.nameLength,
+			),
+			instructions: validate.text(action.instructions ?? '', named(`actions[${n}].instructions`)),
 			forwarding_number: validate.e164(
 				action.forwardingNumber,
-				`Actions ${n + 1}: Forwarding Number`,
+				named(`actions[${n}].forwarding_number`),
 			),
 		}));
 	}
@@ -119,24 +133,24 @@ export function buildAgentBody(
 		body.compliance_checks = checks.map((check, n) => ({
 			name: validate.nonEmptyString(
 				check.name,
-				`Compliance Checks ${n + 1}: Name`,
+				named(`compliance_checks[${n}].name`),
 				INPUT_LIMITS.nameLength,
 			),
 			model: validate.nonEmptyString(
 				check.model,
-				`Compliance Checks ${n + 1}: Model`,
+				named(`compliance_checks[${n}].model`),
 				INPUT_LIMITS.nameLength,
 			),
 			check_instructions: validate.text(
 				check.checkInstructions ?? '',
-				`Compliance Checks ${n + 1}: Check Instructions`,
+				named(`compliance_checks[${n}].check_instructions`),
 			),
 			rewrite_threshold: validate.integer(
 				check.rewriteThreshold ?? 0,
-				`Compliance Checks ${n + 1}: Rewrite Threshold`,
+				named(`compliance_checks[${n}].rewrite_threshold`),
 				0,
 			),
 		}));
 	}
-	return validate.requestBody(body, labels);
+	return validate.requestBody(body, AGENT_FIELDS);
 }

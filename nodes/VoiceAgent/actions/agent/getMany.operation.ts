@@ -2,31 +2,24 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { agentPages, listAgents } from '../../../shared/api';
-import { returnAllOrLimit } from '../../../shared/descriptions';
+import { filtersCollection, returnAllOrLimit } from '../../../shared/descriptions';
 import { listLimit } from '../../../shared/parameters';
 import type { Agent } from '../../../shared/types';
 import { INPUT_LIMITS, InputValidator } from '../../../shared/validation';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Name Contains',
-				name: 'nameContains',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. Reminder',
-				description:
-					'Only agents whose name contains this text, ignoring case. The service cannot filter by name, so the node reads the agent list page by page and keeps the matches (with a Limit, until it has that many).',
-			},
-		],
-	},
+	filtersCollection([
+		{
+			displayName: 'Name Contains',
+			name: 'nameContains',
+			type: 'string',
+			default: '',
+			placeholder: 'e.g. Reminder',
+			description:
+				'Only agents whose name contains this text, ignoring case. The service cannot filter by name, so the node reads the agent list page by page and keeps the matches (with a Limit, until it has that many).',
+		},
+	]),
 ];
 
 export const description = updateDisplayOptions(

@@ -6,6 +6,22 @@ import type { Agent } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { buildAgentBody, LLM_MODELS } from './agentBody';
 
+/** A worked example of a function tool, shown in the empty Tools (JSON) field. */
+const TOOLS_EXAMPLE = `[
+  {
+    "type": "function",
+    "function": {
+      "name": "check_order_status",
+      "description": "Look up an order by its number",
+      "parameters": {
+        "type": "object",
+        "properties": { "order_id": { "type": "string" } },
+        "required": ["order_id"]
+      }
+    }
+  }
+]`;
+
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Name',
@@ -111,7 +127,7 @@ const properties: INodeProperties[] = [
 				],
 			},
 			{
-				displayName: 'Endpointing (Ms)',
+				displayName: 'Endpointing (Milliseconds)',
 				name: 'endpointing',
 				type: 'number',
 				typeOptions: { minValue: 0 },
@@ -158,6 +174,14 @@ const properties: INodeProperties[] = [
 				description: 'Language model the agent thinks with',
 			},
 			{
+				displayName: 'Remove All Tools',
+				name: 'removeAllTools',
+				type: 'boolean',
+				default: false,
+				description:
+					"Whether to remove every tool of the agent. Leaving Tools (JSON) empty keeps the agent's tools.",
+			},
+			{
 				displayName: 'Smart Endpointing Threshold',
 				name: 'smartEndpointingThreshold',
 				type: 'number',
@@ -175,10 +199,14 @@ const properties: INodeProperties[] = [
 			{
 				displayName: 'Tools (JSON)',
 				name: 'tools',
-				type: 'json',
-				default: '[]',
+				// Text rather than n8n's JSON editor, which shows no placeholder and marks an empty value as an error.
+				type: 'string',
+				typeOptions: { rows: 14 },
+				default: '',
+				placeholder: TOOLS_EXAMPLE,
+				hint: "A JSON array of function tools, like the example shown while the field is empty. Replaces the agent's tools; empty keeps them.",
 				description:
-					'Tools the agent can call, as a JSON array of function tools: [{"type": "function", "function": {"name", "description", "parameters"}}]',
+					'Functions the agent can call during a call, each with a name, a description and its parameters as a JSON Schema. A Voice Agent Trigger with the event Tool Call receives the calls.',
 			},
 			{
 				displayName: 'Voice ID',

@@ -17,6 +17,7 @@ import {
 } from '../../../shared/resolveAgent';
 import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
+import { CALL_FIELDS } from '../../../shared/fields';
 import { InputValidator } from '../../../shared/validation';
 import { allowedDestinationsOption, checkAllowedDestination } from './allowedDestinations';
 import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
@@ -187,7 +188,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	if (callContext !== '') body.context = callContext;
 	if (options.userSpeaksFirst !== undefined)
 		body.user_speaks_first = options.userSpeaksFirst === true;
-	validate.requestBody(body, { context: 'Context' });
+	validate.requestBody(body, CALL_FIELDS);
 
 	const filter: CallFilter = agentId ? { clientNumber: to, agentId } : { clientNumber: to };
 	const call = await placeCall(this, body, filter, itemIndex);

@@ -3,13 +3,17 @@ import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getCall } from '../../../shared/api';
 import { callIdField, optionsCollection } from '../../../shared/descriptions';
-import type { Call } from '../../../shared/types';
+import {
+	readTranscriptFormat,
+	transcriptFormatOption,
+	withTranscriptFormat,
+} from '../../../shared/transcript';
 import { InputValidator } from '../../../shared/validation';
 import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
 	callIdField('ID of the call to retrieve, with its transcript once it has ended'),
-	optionsCollection([...waitForEndOptions]),
+	optionsCollection([...waitForEndOptions, transcriptFormatOption()]),
 ];
 
 export const description = updateDisplayOptions(
@@ -17,11 +21,12 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
 	const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const format = readTranscriptFormat(this.getNode(), options.transcriptFormat, itemIndex);
 	const wait = waitSettings(this, itemIndex, options);
 	const call = await getCall(this, id);
-	return wait ? await waitForEnd(this, call, wait, itemIndex) : call;
+	return withTranscriptFormat(wait ? await waitForEnd(this, call, wait, itemIndex) : call, format);
 }

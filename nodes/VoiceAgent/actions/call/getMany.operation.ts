@@ -1,38 +1,28 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
-import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getCall, listCalls, type CallFilter } from '../../../shared/api';
-import { agentLocator, optionsCollection, returnAllOrLimit } from '../../../shared/descriptions';
-import { listLimit } from '../../../shared/parameters';
-import { resolveAgentId, type AgentLocatorValue } from '../../../shared/resolveAgent';
-import { fanOut } from '../../../shared/transport';
+import {
+	callErrorItem,
+	callsNotFetchedError,
+	getCallsInFull,
+	listCalls,
+} from '../../../shared/api';
+import { callListFilters, optionsCollection, returnAllOrLimit } from '../../../shared/descriptions';
+import { listLimit, readCallFilter } from '../../../shared/parameters';
+import { withPartialOutput } from '../../../shared/partialOutput';
+import {
+	readTranscriptFormat,
+	transcriptFormatOption,
+	withTranscriptFormat,
+} from '../../../shared/transcript';
+import type { AgentLocatorValue } from '../../../shared/resolveAgent';
 import { InputValidator } from '../../../shared/validation';
 
 const MAX_TRANSCRIPT_CONCURRENCY = 20;
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
-	agentLocator({
-		required: false,
-		description: 'Only calls of this agent. Leave empty for the calls of all agents.',
-	}),
-	{
-		displayName: 'Filters',
-		name: 'filters',
-		type: 'collection',
-		placeholder: 'Add Filter',
-		default: {},
-		options: [
-			{
-				displayName: 'Client Number',
-				name: 'clientNumber',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. +14155550123',
-				description: 'Only calls with this customer phone number (E.164)',
-			},
-		],
-	},
+	...callListFilters(),
 	optionsCollection([
 		{
 			displayName: 'Include Transcripts',
@@ -51,6 +41,7 @@ const properties: INodeProperties[] = [
 			description: 'How many calls are fetched at once when including transcripts',
 			displayOptions: { show: { includeTranscripts: [true] } },
 		},
+		transcriptFormatOption({ displayOptions: { show: { includeTranscripts: [true] } } }),
 	]),
 ];
 
@@ -61,14 +52,12 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const filter: CallFilter = {};
-	const agent = this.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue;
-	if (typeof agent.value === 'string' && agent.value.trim() !== '')
-		filter.agentId = await resolveAgentId(this, agent, { itemIndex });
-	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
-	if (typeof filters.clientNumber === 'string' && filters.clientNumber.trim() !== '') {
-		filter.clientNumber = validate.e164(filters.clientNumber, 'Client Number');
-	}
+	const filter = await readCallFilter(
+		this,
+		this.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue,
+		this.getNodeParameter('filters', itemIndex, {}) as IDataObject,
+		{ itemIndex },
+	);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const concurrency =
 		options.includeTranscripts === true
@@ -82,23 +71,27 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 
 	const calls = await listCalls(this, filter, listLimit(this, itemIndex));
 	if (concurrency === 0) return calls;
-	const { results, failures } = await fanOut(
+	const format = readTranscriptFormat(this.getNode(), options.transcriptFormat, itemIndex);
+	const { results, failures } = await getCallsInFull(
 		this,
-		calls,
-		async (call, observer) => await getCall(this, call.id, { observer }),
+		calls.map((call) => call.id),
 		{ maxConcurrency: concurrency },
 	);
-	if (failures.length > 0) {
-		const [first] = failures;
-		const shown = failures.slice(0, 20).map((failure) => failure.item.id);
-		const more =
-			failures.length > shown.length ? ` and ${failures.length - shown.length} more` : '';
-		throw new NodeApiError(this.getNode(), { httpCode: null } as JsonObject, {
-			message: `${failures.length} of ${calls.length} calls could not be fetched in full: ${first.error.message}`,
-			description: `Not fetched: ${shown.join(', ')}${more}.`,
-			itemIndex,
-		});
-	}
 	// The list shape keeps client_number, which the full record calls `to`; both stay in the output.
-	return calls.map((call, index) => ({ ...call, ...results[index] }));
+	const items: IDataObject[] = [];
+	calls.forEach((call, index) => {
+		const full = results[index];
+		if (full) items.push(withTranscriptFormat({ ...call, ...full }, format));
+	});
+	if (failures.length > 0) {
+		throw withPartialOutput(
+			callsNotFetchedError(this, failures, calls.length, {
+				itemIndex,
+				remedy:
+					'With "On Error: Continue" the node outputs the calls it fetched and an error item for each of these.',
+			}),
+			{ items, errors: failures.map(callErrorItem) },
+		);
+	}
+	return items;
 }

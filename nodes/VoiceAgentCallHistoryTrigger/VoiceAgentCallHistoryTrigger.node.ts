@@ -1,0 +1,111 @@
+import type {
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { voiceAgentCredentials } from '../shared/credential';
+import { callListFilters, optionsCollection } from '../shared/descriptions';
+import { credentialTest, listSearch } from '../shared/methods';
+import { transcriptFormatOption } from '../shared/transcript';
+import { pollCallHistory } from './poll';
+import { MAX_START_FROM_DAYS } from './settings';
+import { fetchTestEvent } from './testEvent';
+
+export class VoiceAgentCallHistoryTrigger implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Voice Agent Call History Trigger',
+		name: 'voiceAgentCallHistoryTrigger',
+		icon: {
+			light: 'file:../../icons/voiceAgent.svg',
+			dark: 'file:../../icons/voiceAgent.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: '={{$parameter["event"] === "newCall" ? "New Call" : "Call Ended"}}',
+		description:
+			'Checks the call history on a schedule and starts the workflow once for each call that ended (or each new call), for one agent or all: for exports and reports',
+		defaults: { name: 'Voice Agent Call History Trigger' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: voiceAgentCredentials,
+		properties: [
+			{
+				displayName:
+					"Checks the call history on the schedule below and outputs each call once, even across restarts. It leaves agents' webhooks alone, so it runs beside the Voice Agent Trigger (instant events of one agent) and in any number of workflows.",
+				name: 'notice',
+				type: 'notice',
+				default: '',
+			},
+			{
+				displayName: 'Event',
+				name: 'event',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{
+						name: 'Call Ended',
+						value: 'callEnded',
+						description:
+							'A call was completed or failed: output in full, with transcript, duration and end time',
+					},
+					{
+						name: 'New Call',
+						value: 'newCall',
+						description: 'A call was created: output as the call list shows it',
+					},
+				],
+				default: 'callEnded',
+			},
+			...callListFilters(),
+			optionsCollection([
+				{
+					displayName: 'Start From',
+					name: 'startFrom',
+					type: 'options',
+					options: [
+						{
+							name: 'All History',
+							value: 'allHistory',
+							description: 'The first poll outputs every call of the history, oldest first',
+						},
+						{
+							name: 'Last Days',
+							value: 'lastDays',
+							description:
+								'The first poll outputs the calls created in the last days, oldest first',
+						},
+						{
+							name: 'Now',
+							value: 'now',
+							description: 'Only calls from the first poll on',
+						},
+					],
+					default: 'now',
+					description:
+						'Where the first poll starts (when the workflow is first published, or after the event, the filters or the credential changed)',
+				},
+				{
+					displayName: 'Days',
+					name: 'startFromDays',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: MAX_START_FROM_DAYS },
+					default: 7,
+					description: 'How many days back the first poll starts',
+					displayOptions: { show: { startFrom: ['lastDays'] } },
+				},
+				transcriptFormatOption({ displayOptions: { show: { '/event': ['callEnded'] } } }),
+			]),
+		],
+	};
+
+	methods = { credentialTest, listSearch };
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		if (this.getMode() === 'manual') return await fetchTestEvent(this);
+		return await pollCallHistory(this);
+	}
+}

@@ -1,0 +1,48 @@
+import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { callPages, getCall, hasEnded } from '../shared/api';
+import type { RequestOptions } from '../shared/transport';
+import { withTranscriptFormat } from '../shared/transcript';
+import type { CallSummary } from '../shared/types';
+import { readSettings } from './settings';
+
+/** How far "Fetch Test Event" looks for an ended call among calls in progress. */
+const MAX_TEST_PAGES = 10;
+
+/** The user waits in the editor: fail fast and say why, as an activation does. */
+const EDITOR_WAIT: RequestOptions = { purpose: 'activation' };
+
+/**
+ * "Fetch Test Event": the latest call that ended, in full (or the latest call, for New Call), as the
+ * trigger would output it. The saved state is neither read nor changed.
+ */
+export async function fetchTestEvent(context: IPollFunctions): Promise<INodeExecutionData[][]> {
+	const settings = await readSettings(context);
+	const wanted = (call: CallSummary) => settings.event === 'newCall' || hasEnded(call);
+	let pages = 0;
+	let looked = 0;
+	let found: CallSummary | undefined;
+	for await (const page of callPages(context, settings.filter, EDITOR_WAIT)) {
+		looked += page.length;
+		found = page.find(wanted);
+		if (found || ++pages >= MAX_TEST_PAGES) break;
+	}
+	if (!found) {
+		const { agentId, clientNumber } = settings.filter;
+		const matching = agentId || clientNumber ? ' matching the filters' : '';
+		const what =
+			looked === 0
+				? `There is no call${matching} yet`
+				: `No call${matching} has ended among the latest ${looked.toLocaleString('en-US')}`;
+		throw new NodeOperationError(context.getNode(), `${what}: place a call and fetch again`);
+	}
+	const item =
+		settings.event === 'newCall'
+			? found
+			: withTranscriptFormat(
+					await getCall(context, found.id, EDITOR_WAIT),
+					settings.transcriptFormat,
+				);
+	return [context.helpers.returnJsonArray([item])];
+}

@@ -1,0 +1,82 @@
+import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
+
+import { InputValidator } from './validation';
+
+/**
+ * How a call's transcript is output: `entries` as the service gives it (`transcript`, a list of turns),
+ * `text` as one string (`transcript_text`, a line per turn) for a spreadsheet cell or a CRM field, or
+ * both. Each field keeps one type whatever the choice, so expressions downstream never change meaning.
+ */
+export type TranscriptFormat = 'entries' | 'text' | 'both';
+
+export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['entries', 'text', 'both'];
+
+/** The "Transcript Format" option, as every node that outputs whole calls offers it. */
+export function transcriptFormatOption(overrides: Partial<INodeProperties> = {}): INodeProperties {
+	return {
+		displayName: 'Transcript Format',
+		name: 'transcriptFormat',
+		type: 'options',
+		options: [
+			{
+				name: 'Both',
+				value: 'both',
+				description: 'The list of turns as "transcript" and the text as "transcript_text"',
+			},
+			{
+				name: 'Entries',
+				value: 'entries',
+				description: 'A list of turns as "transcript", each with "speaker" and "text"',
+			},
+			{
+				name: 'Text',
+				value: 'text',
+				description:
+					'One text as "transcript_text", a line per turn ("Agent: …", "Customer: …"), for a spreadsheet cell or a CRM field',
+			},
+		],
+		default: 'entries',
+		description: 'How to output the transcript of each call',
+		...overrides,
+	};
+}
+
+function speakerLabel(speaker: unknown): string {
+	const name = typeof speaker === 'string' ? speaker.trim() : '';
+	if (name === '') return 'Unknown';
+	return name.charAt(0).toUpperCase() + name.slice(1).replace(/_/g, ' ');
+}
+
+/** A transcript as text: one line per turn, "Agent: …" or "Customer: …"; "" when there is none. */
+export function transcriptText(transcript: unknown): string {
+	if (!Array.isArray(transcript)) return '';
+	return transcript
+		.filter((entry): entry is IDataObject => typeof entry === 'object' && entry !== null)
+		.map(
+			(entry) =>
+				`${speakerLabel(entry.speaker)}: ${typeof entry.text === 'string' ? entry.text : ''}`,
+		)
+		.join('\n');
+}
+
+/** The call with its transcript in the chosen format; the call itself is left as it is. */
+export function withTranscriptFormat<T extends IDataObject>(
+	call: T,
+	format: TranscriptFormat,
+): IDataObject {
+	if (format === 'entries') return call;
+	const text = transcriptText(call.transcript);
+	const formatted: IDataObject = { ...call, transcript_text: text };
+	if (format === 'text') delete formatted.transcript;
+	return formatted;
+}
+
+/** The "Transcript Format" a node was given ("entries" when not set); anything else is an error. */
+export function readTranscriptFormat(
+	node: INode,
+	value: unknown,
+	itemIndex?: number,
+): TranscriptFormat {
+	if (value === undefined || value === null || value === '') return 'entries';
+	return new InputValidator(node, itemIndex).oneOf(value, 'Transcript Format', TRANSCRIPT_FORMATS);
+}

@@ -1,0 +1,339 @@
+// The n8n editor in a real browser: Debian's Chromium driven by playwright-core (scripts/lib/browser.mjs)
+// against the pinned real n8n with the packed package, as a user clicks: finding the nodes in the node
+// panel, opening the Voice Agent node, picking an agent, testing the credential, and listening for a
+// test event on a published workflow. One n8n start for the whole suite. When a check fails, a
+// screenshot of the page goes to test/e2e/screenshots/ and the error names the file.
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import {
+	canvasNode,
+	closeNode,
+	launchBrowser,
+	logIn,
+	openNode,
+	openWorkflow,
+	withFailureScreenshot,
+} from '../../scripts/lib/browser.mjs';
+import { installPackage, packPackage, ROOT } from '../../scripts/lib/community-package.mjs';
+import { SANDBOX_API_KEY, sandboxApi } from '../../scripts/lib/demo-sandbox.mjs';
+import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
+import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
+import { waitFor } from '../../scripts/lib/processes.mjs';
+import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
+import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+
+const require = createRequire(import.meta.url);
+const { startSandbox } = require('../../sandbox/index.js');
+
+const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
+const OWNER = { email: 'browser@example.com', password: 'Br0wser-Passw0rd' };
+const CREDENTIAL = { id: 'VoiceAgentBrowsr', name: 'Voice Agent (sandbox)' };
+const TESTED_CREDENTIAL = { id: 'VoiceAgentTested', name: 'Voice Agent (connection test)' };
+const SEARCH_TERMS = ['voice', 'voice agent', 'call', 'transcript', 'phone'];
+const log = (line) => console.log(`[e2e:browser] ${line}`);
+
+/** The package's nodes as n8n reads them from dist/ (built by npm run test:e2e). */
+const PACKAGE = require('../../package.json');
+const NODES = PACKAGE.n8n.nodes.map((file) => {
+	const exported = require(path.join(ROOT, file));
+	const NodeClass = Object.values(exported)[0];
+	return new NodeClass().description;
+});
+const TRIGGERS = NODES.filter((node) => node.group.includes('trigger'));
+const VOICE_AGENT = NODES.find((node) => node.name === 'voiceAgent');
+/** The operations of a resource, in the order the node lists them. */
+const operationsOf = (resource) =>
+	VOICE_AGENT.properties.find(
+		(property) =>
+			property.name === 'operation' && property.displayOptions?.show?.resource?.includes(resource),
+	).options;
+const ACTIONS = ['agent', 'call'].flatMap((resource) =>
+	operationsOf(resource).map((o) => o.action),
+);
+
+let sandbox;
+let userFolder;
+let pack;
+let server;
+let browser;
+let page;
+const workflows = {};
+let listenAgent;
+
+const api = (method, urlPath, body) => sandboxApi(sandbox, method, urlPath, body);
+
+const credentialOf = ({ id, name }) => ({ voiceAgentApi: { id, name } });
+
+/** A check as a user clicks it, with a screenshot of the page when it fails. */
+const step = (name, check) =>
+	test(name, () => withFailureScreenshot(page, SCREENSHOTS, name, check));
+
+before(async () => {
+	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
+	browser = await launchBrowser({ log });
+	page = browser.page;
+	pack = await packPackage();
+	userFolder = createUserFolder();
+	await installPackage(userFolder, pack.tarball);
+
+	sandbox = await startSandbox({ port: 0, apiKeys: [SANDBOX_API_KEY], agents: 0, calls: 0 });
+	await fetch(`${sandbox.origin}/_sandbox/seed`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ agents: 3, calls: 3 }),
+	});
+	const { agents } = await api('GET', '/agents?limit=100');
+	listenAgent = agents[0];
+	await importCredentials(
+		userFolder,
+		[CREDENTIAL, TESTED_CREDENTIAL].map((credential) => ({
+			...credential,
+			type: 'voiceAgentApi',
+			data: { apiKey: SANDBOX_API_KEY, baseUrl: sandbox.baseUrl },
+		})),
+	);
+	[workflows.calls, workflows.listen] = await importWorkflows(userFolder, [
+		{
+			name: 'Browser: calls of an agent',
+			nodes: [
+				{
+					name: 'Calls of an agent',
+					type: 'n8n-nodes-voice-agent.voiceAgent',
+					typeVersion: 1,
+					position: [0, 0],
+					parameters: { resource: 'call', operation: 'getMany' },
+					credentials: credentialOf(CREDENTIAL),
+				},
+			],
+		},
+		{
+			name: 'Browser: listen while published',
+			nodes: [
+				{
+					name: 'When a call starts',
+					type: 'n8n-nodes-voice-agent.voiceAgentTrigger',
+					typeVersion: 1,
+					position: [0, 0],
+					webhookId: '7b0e6c2a-1f3d-4e5a-9b8c-0d1e2f3a4b5c',
+					parameters: {
+						agent: { __rl: true, mode: 'id', value: listenAgent.id },
+						events: ['call_started'],
+						options: {},
+					},
+					credentials: credentialOf(CREDENTIAL),
+				},
+			],
+		},
+	]);
+
+	server = await startN8nServer(userFolder);
+	log(`n8n started in ${server.startMs} ms at ${server.url}`);
+	await server.setupOwnerAndLogin({ ...OWNER, firstName: 'Browser', lastName: 'User' });
+	await logIn(page, server.url, OWNER);
+});
+
+after(async () => {
+	await browser?.close();
+	await server?.stop();
+	await sandbox?.close();
+	if (userFolder) removeUserFolder(userFolder);
+	pack?.remove();
+});
+
+/** Types a term into the node panel's search, as a user does. */
+async function search(term) {
+	await page.locator('[data-test-id="node-creator-search-bar"]').fill(term);
+}
+
+/**
+ * A trigger node in the node panel's list. The panel names a trigger that has events to choose from
+ * without " Trigger" ("Voice Agent Trigger" shows as "Voice Agent").
+ */
+const panelItem = (trigger) =>
+	page
+		.locator('[data-test-id="node-creator-item-name"]', {
+			hasText: new RegExp(
+				`^(${trigger.displayName}|${trigger.displayName.replace(/ Trigger$/, '')})$`,
+			),
+		})
+		.first();
+
+describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
+	step(
+		'the node panel finds the triggers and the actions by voice, voice agent, call, transcript and phone',
+		async () => {
+			await openWorkflow(page, `${server.url}/workflow/new`);
+			await page.locator('[data-test-id="canvas-add-button"]').click();
+			for (const term of SEARCH_TERMS) {
+				await search(term);
+				for (const trigger of TRIGGERS) await panelItem(trigger).waitFor();
+			}
+			await search('voice');
+			await panelItem(TRIGGERS[0]).click();
+			await page.getByText('On call started', { exact: true }).click();
+			await page.locator('[data-test-id="ndv"]').waitFor();
+			await closeNode(page);
+
+			for (const term of SEARCH_TERMS) {
+				await page.locator('[data-test-id="canvas-handle-plus"]').first().click();
+				await search(term);
+				await page
+					.locator('[data-test-id="node-creator-item-name"]', { hasText: /^Voice Agent$/ })
+					.first()
+					.click();
+				const names = page.locator(
+					'[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]',
+				);
+				await names.filter({ hasText: ACTIONS.at(-1) }).waitFor();
+				const shown = await names.allInnerTexts();
+				assert.deepEqual(
+					ACTIONS.filter((action) => !shown.includes(action)),
+					[],
+					`searching "${term}" leads to every action of the Voice Agent node`,
+				);
+				await page.keyboard.press('Escape');
+			}
+		},
+	);
+
+	step(
+		'the Voice Agent node shows its action as subtitle and opens with its operations',
+		async () => {
+			await openWorkflow(page, `${server.url}/workflow/${workflows.calls}`);
+			const node = canvasNode(page, 'Calls of an agent');
+			await node.getByText('Get many calls', { exact: true }).waitFor();
+			assert.doesNotMatch(await node.innerText(), /getMany|: call/);
+
+			await openNode(page, 'Calls of an agent');
+			const resource = page.locator('[data-test-id="parameter-input-resource"] input');
+			const operation = page.locator('[data-test-id="parameter-input-operation"] input');
+			assert.equal(await resource.inputValue(), 'Call');
+			assert.equal(await operation.inputValue(), 'Get Many');
+			await page.locator('[data-test-id="parameter-input-operation"]').click();
+			for (const option of operationsOf('call')) {
+				await page
+					.getByRole('option', { name: new RegExp(`^${option.name}\\b`) })
+					.first()
+					.waitFor();
+			}
+			await page.keyboard.press('Escape');
+		},
+	);
+
+	step('the agent picker lists the agents of the sandbox and searches them', async () => {
+		const { agents } = await api('GET', '/agents?limit=100');
+		await page
+			.locator('[data-test-id="resource-locator-agent"] [data-test-id="rlc-input"]')
+			.click();
+		const items = page.locator('[data-test-id="rlc-item"]');
+		await items.first().waitFor();
+		assert.deepEqual(
+			await items.allInnerTexts(),
+			agents.map((agent) => `${agent.name} (${agent.phone_number})`),
+		);
+
+		const [wanted] = agents.slice(-1);
+		await page.locator('[data-test-id="rlc-search"]').fill(wanted.name.slice(0, 6).toLowerCase());
+		await waitFor(async () => ((await items.count()) === 1 ? true : undefined), {
+			timeoutMs: 10_000,
+			onTimeout: () => new Error(`the search did not narrow the list to "${wanted.name}"`),
+		});
+		assert.deepEqual(await items.allInnerTexts(), [`${wanted.name} (${wanted.phone_number})`]);
+		await items.first().click();
+		await closeNode(page);
+	});
+
+	step(
+		'Test connection succeeds for the sandbox, and fails clearly for a wrong key and for an address that is not the API',
+		async () => {
+			await page.goto(`${server.url}/home/credentials/${TESTED_CREDENTIAL.id}`);
+			const dialog = page.locator('[data-test-id="credential-edit-dialog"]');
+			const success = dialog.locator('[data-test-id="credentials-config-container-test-success"]');
+			await success.waitFor();
+
+			/** Saves the credential with these fields; n8n tests it and shows the result's message. */
+			async function saveAndTest(fields) {
+				for (const [field, value] of Object.entries(fields)) {
+					await dialog.locator(`[data-test-id="parameter-input-${field}"] input`).fill(value);
+				}
+				const tested = page.waitForResponse((response) =>
+					response.url().endsWith('/rest/credentials/test'),
+				);
+				await page.locator('[data-test-id="credential-save-button"]').click();
+				// The banner that follows n8n's answer is the one to read, not the one still shown from before.
+				const { data } = await (await tested).json();
+				if (data.status === 'OK') {
+					await success.waitFor();
+					return 'OK';
+				}
+				const failure = dialog.locator('.el-tag', { hasText: 'connect with these settings' });
+				await failure.waitFor();
+				// n8n puts the test's message behind "More details" in this banner.
+				const more = failure.getByText('More details');
+				if (await more.count()) await more.click();
+				return await waitFor(
+					async () => {
+						const text = (await failure.innerText()).replace(/\s+/g, ' ').trim();
+						return text.includes(data.message) ? text : undefined;
+					},
+					{
+						timeoutMs: 5_000,
+						onTimeout: () =>
+							new Error(`the banner did not show the test's message: ${data.message}`),
+					},
+				);
+			}
+
+			const wrongKey = await saveAndTest({ apiKey: 'not-the-key' });
+			assert.match(wrongKey, /The Voice Agent API rejected the API key \(401 Unauthorized\)/);
+			assert.doesNotMatch(wrongKey, /not-the-key/);
+			const notTheApi = await saveAndTest({ apiKey: SANDBOX_API_KEY, baseUrl: server.url });
+			assert.match(
+				notTheApi,
+				new RegExp(
+					`${server.url} does not answer like the Voice Agent API \\(GET /agents answered`,
+				),
+			);
+			assert.equal(await saveAndTest({ baseUrl: `${sandbox.baseUrl}/` }), 'OK');
+		},
+	);
+
+	step(
+		'a trigger on a published workflow listens for a test event, receives one, and gives the agent back to the production URL',
+		async () => {
+			await server.rest.activateWorkflow(workflows.listen);
+			const agentWebhook = async () => (await api('GET', `/agent?id=${listenAgent.id}`)).webhook;
+			const production = await agentWebhook();
+			assert.match(production, new RegExp(`^${server.url}/webhook/.+\\?token=`));
+
+			await openWorkflow(page, `${server.url}/workflow/${workflows.listen}`);
+			await openNode(page, 'When a call starts');
+			await page.locator('[data-test-id="ndv"] [data-test-id="trigger-execute-button"]').click();
+			await waitFor(
+				async () => ((await agentWebhook()).includes('/webhook-test/') ? true : undefined),
+				{
+					timeoutMs: 20_000,
+					onTimeout: () => new Error('listening did not point the agent at the test URL'),
+				},
+			);
+
+			const call = await api('POST', '/call', {
+				from: listenAgent.phone_number,
+				to: '+14155550142',
+				context: 'Browser test event',
+			});
+			const output = page.locator('[data-test-id="output-panel"]');
+			await output.getByText(call.id).first().waitFor({ timeout: 30_000 });
+			await output.getByText('call_started').first().waitFor();
+			await waitFor(async () => ((await agentWebhook()) === production ? true : undefined), {
+				timeoutMs: 20_000,
+				onTimeout: () =>
+					new Error('after the test event the agent did not get its production URL back'),
+			});
+			assert.equal(await page.locator('.el-notification--error:visible').count(), 0);
+		},
+	);
+});

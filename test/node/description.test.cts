@@ -1,0 +1,173 @@
+/**
+ * What n8n's editor reads from the nodes as loaded from `dist/` by n8n's own loader: the canvas
+ * subtitle (evaluated by n8n-workflow's expression engine, as the editor does), the codex the node
+ * panel searches, the docs links, the connection test and the wording.
+ */
+import { readFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+import type { INode, INodeParameters, INodeProperties, INodeType } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+import { loadPackage, PACKAGE_NAME, type LoadedPackage } from '../support/n8n.cts';
+
+const packageJson = JSON.parse(
+	readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'),
+) as { n8n: { nodes: string[] } };
+/** Every node the package declares, by its type name (n8n-nodes-voice-agent.voiceAgent, ...). */
+const NODE_NAMES = packageJson.n8n.nodes.map((file) => path.basename(file, '.node.js'));
+const nodeName = (name: string) => name.charAt(0).toLowerCase() + name.slice(1);
+
+let pkg: LoadedPackage;
+beforeAll(async () => {
+	pkg = await loadPackage();
+});
+
+/** The canvas subtitle of a node with these parameters, as the editor computes it. */
+function subtitleOf(type: string, parameters: INodeParameters): unknown {
+	const nodeType = pkg.node(type);
+	const node: INode = {
+		id: 'n1',
+		name: 'Node',
+		type: `${PACKAGE_NAME}.${type}`,
+		typeVersion: 1,
+		position: [0, 0],
+		parameters,
+	};
+	const workflow = new Workflow({
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: pkg.nodeTypes,
+	});
+	return workflow.expression.getSimpleParameterValue(
+		node,
+		nodeType.description.subtitle as string,
+		'internal',
+		{},
+	);
+}
+
+/** Every text a user reads in a node's parameters: labels, descriptions, hints, notices, options. */
+function textsOf(properties: INodeProperties[]): string[] {
+	const texts: string[] = [];
+	const visit = (entries: unknown[]) => {
+		for (const entry of entries as Array<Record<string, unknown>>) {
+			for (const key of ['displayName', 'name', 'description', 'hint', 'action', 'placeholder']) {
+				if (typeof entry[key] === 'string' && key !== 'name') texts.push(entry[key] as string);
+			}
+			if (typeof entry.name === 'string' && entry.value !== undefined) texts.push(entry.name);
+			for (const key of ['options', 'values']) {
+				if (Array.isArray(entry[key])) visit(entry[key] as unknown[]);
+			}
+		}
+	};
+	visit(properties);
+	return texts;
+}
+
+describe('the Voice Agent node on the canvas', () => {
+	test('its subtitle is the chosen action in words, for every operation', () => {
+		const { properties } = pkg.node('voiceAgent').description;
+		// One Operation list per resource and node version.
+		const operations = properties.filter((property) => property.name === 'operation');
+		expect(operations.length).toBeGreaterThanOrEqual(2);
+		for (const operation of operations) {
+			const [resource] = operation.displayOptions?.show?.resource as string[];
+			for (const option of operation.options as Array<{ value: string; action: string }>) {
+				expect(subtitleOf('voiceAgent', { resource, operation: option.value })).toBe(option.action);
+			}
+		}
+		expect(subtitleOf('voiceAgent', { resource: 'call', operation: 'getMany' })).toBe(
+			'Get many calls',
+		);
+	});
+
+	test('the upsert is described in its own words', () => {
+		const texts = textsOf(pkg.node('voiceAgent').description.properties);
+		expect(texts).toContain(
+			'Create a new agent with this name, or update the current one if it already exists (upsert)',
+		);
+		expect(texts.filter((text) => /\(Ms\)|create a new record/i.test(text))).toEqual([]);
+	});
+
+	test('Tools (JSON) starts empty and shows a worked example of a function tool', () => {
+		const upsertFields = pkg
+			.node('voiceAgent')
+			.description.properties.find((property) => property.name === 'additionalFields');
+		const tools = (upsertFields?.options as INodeProperties[]).find(
+			(field) => field.name === 'tools',
+		);
+		expect(tools?.default).toBe('');
+		const example = JSON.parse(tools?.placeholder ?? '');
+		expect(example).toEqual([
+			{
+				type: 'function',
+				function: expect.objectContaining({
+					name: 'check_order_status',
+					parameters: expect.objectContaining({ type: 'object' }),
+				}),
+			},
+		]);
+	});
+});
+
+describe('the Voice Agent Trigger on the canvas', () => {
+	test('its subtitle names the chosen events as the Events list does', () => {
+		expect(subtitleOf('voiceAgentTrigger', { events: ['call_ended', 'tool_call'] })).toBe(
+			'Call Ended, Tool Call',
+		);
+		expect(subtitleOf('voiceAgentTrigger', {})).toBe('Call Started, Call Ended, Tool Call');
+	});
+});
+
+describe.each(NODE_NAMES)('%s', (name) => {
+	let description: INodeType['description'];
+	beforeAll(() => {
+		description = pkg.node(nodeName(name)).description;
+	});
+
+	test('is found by the node panel: searchable categories (never "AI") and the words users type', () => {
+		const { codex } = description;
+		expect(codex?.categories).toEqual(expect.arrayContaining(['Communication']));
+		// n8n's editor leaves nodes of the category AI out of its search unless they are AI root nodes.
+		expect(codex?.categories).not.toContain('AI');
+		const words = [description.displayName, ...(codex?.alias ?? [])].map((word) =>
+			word.toLowerCase(),
+		);
+		for (const term of ['voice', 'voice agent', 'call', 'transcript', 'phone']) {
+			expect(words.some((word) => word.includes(term))).toBe(true);
+		}
+	});
+
+	test('docs links carry no #fragment, which n8n would break by appending its query', () => {
+		const { resources } = description.codex ?? {};
+		const links = [
+			...(resources?.primaryDocumentation ?? []),
+			...(resources?.credentialDocumentation ?? []),
+		];
+		expect(links.length).toBeGreaterThan(0);
+		for (const { url } of links) expect(url).not.toContain('#');
+	});
+
+	test("tests the credential with the package's own connection test", () => {
+		const [credential] = description.credentials ?? [];
+		expect(credential).toMatchObject({ name: 'voiceAgentApi', testedBy: 'voiceAgentApiTest' });
+		const methods = pkg.node(nodeName(name)).methods;
+		expect(typeof methods?.credentialTest?.voiceAgentApiTest).toBe('function');
+	});
+
+	test('speaks of publishing, as n8n 2.x does, never of activating', () => {
+		const texts = textsOf(description.properties);
+		expect(texts.filter((text) => /\b(de)?activat|\bactive\b/i.test(text))).toEqual([]);
+	});
+});
+
+describe('the credential', () => {
+	test('links to docs without a fragment and leaves the connection test to the nodes', () => {
+		const credential = pkg.credentialType('voiceAgentApi');
+		expect(credential.documentationUrl).not.toContain('#');
+		// n8n runs a declarative test in place of the nodes' one when the credential has it.
+		expect(credential.test).toBeUndefined();
+	});
+});
