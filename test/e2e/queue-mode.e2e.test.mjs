@@ -2,7 +2,8 @@
 // (`n8n start`), two workers (`n8n worker`) and a webhook processor (`n8n webhook`), each with the
 // packed package installed the way users install it. The trigger registers from the main, events
 // arrive at the webhook processor and run on the workers; a Voice Agent workflow runs on a worker;
-// a restart of the main keeps the registration and unpublishing restores the agent's webhook.
+// the Call History Trigger polls on the main and its runs go to the workers; renaming the trigger,
+// a restart of the main and unpublishing keep or restore the agent's webhook as they should.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
@@ -16,6 +17,7 @@ import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 const API_KEY = 'e2e-queue-key';
 const CREDENTIAL = { id: 'VoiceAgentQueue1', name: 'Voice Agent (sandbox)' };
 const TRIGGER = 'n8n-nodes-voice-agent.voiceAgentTrigger';
+const HISTORY_TRIGGER = 'n8n-nodes-voice-agent.voiceAgentCallHistoryTrigger';
 const VOICE_AGENT = 'n8n-nodes-voice-agent.voiceAgent';
 const BURST = 1000;
 const PREVIOUS_WEBHOOK = 'https://crm.example.com/hooks/voice-agent?key=abc123';
@@ -26,11 +28,31 @@ let api;
 let pack;
 let cluster;
 let collector;
+let historyCollector;
 let burstAgent;
+let historyAgent;
 const ids = {};
 
 const credentials = { voiceAgentApi: CREDENTIAL };
 const connect = (from, to) => ({ [from]: { main: [[{ node: to, type: 'main', index: 0 }]] } });
+
+/** An HTTP Request node that POSTs the item's call ID and the execution's ID to the collector. */
+function reportNode(collectorUrl, callIdExpression) {
+	return {
+		name: 'Report',
+		type: 'n8n-nodes-base.httpRequest',
+		typeVersion: 4.2,
+		position: [240, 0],
+		parameters: {
+			method: 'POST',
+			url: collectorUrl,
+			sendBody: true,
+			specifyBody: 'json',
+			jsonBody: `={{ JSON.stringify({ call_id: ${callIdExpression}, execution: $execution.id }) }}`,
+			options: {},
+		},
+	};
+}
 
 /** Voice Agent Trigger on an agent's ended calls → report the call id and execution to the collector. */
 function burstWorkflow(agentId, collectorUrl) {
@@ -51,22 +73,34 @@ function burstWorkflow(agentId, collectorUrl) {
 				},
 				credentials,
 			},
-			{
-				name: 'Report',
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				position: [240, 0],
-				parameters: {
-					method: 'POST',
-					url: collectorUrl,
-					sendBody: true,
-					specifyBody: 'json',
-					jsonBody: '={{ JSON.stringify({ call_id: $json.call_id, execution: $execution.id }) }}',
-					options: {},
-				},
-			},
+			reportNode(collectorUrl, '$json.call_id'),
 		],
 		connections: connect('Call ended', 'Report'),
+	};
+}
+
+/** Call History Trigger (Call Ended, one agent, from now on, every minute) → report each call. */
+function historyWorkflow(agentId, collectorUrl) {
+	return {
+		name: 'E2E queue: ended calls from the call history',
+		nodes: [
+			{
+				name: 'Ended calls',
+				type: HISTORY_TRIGGER,
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					pollTimes: { item: [{ mode: 'everyMinute' }] },
+					event: 'callEnded',
+					agent: { __rl: true, mode: 'id', value: agentId },
+					filters: {},
+					options: { startFrom: 'now' },
+				},
+				credentials,
+			},
+			reportNode(collectorUrl, '$json.id'),
+		],
+		connections: connect('Ended calls', 'Report'),
 	};
 }
 
@@ -155,6 +189,7 @@ before(async () => {
 	api = sandboxClient(sandbox, API_KEY);
 	await api.control('POST', '/seed', { agents: 2, calls: 12 });
 	collector = await startCollector();
+	historyCollector = await startCollector();
 	cluster = await startQueueCluster({ tarball: pack.tarball, runtime, log });
 	log(
 		`queue mode up in ${Math.round((Date.now() - started) / 1000)} s: main ${cluster.main.url}, webhook processor ${cluster.webhookBase}, ${cluster.workers.length} workers`,
@@ -170,9 +205,14 @@ before(async () => {
 		[{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl } }],
 		options,
 	);
-	[ids.burst, ids.operations] = await importWorkflows(
+	historyAgent = await api.call('POST', '/agent', { name: 'E2E History Desk', area_code: '212' });
+	[ids.burst, ids.operations, ids.history] = await importWorkflows(
 		cluster.main.userFolder,
-		[burstWorkflow(burstAgent.id, collector.url), voiceAgentWorkflow(agents[1].id)],
+		[
+			burstWorkflow(burstAgent.id, collector.url),
+			voiceAgentWorkflow(agents[1].id),
+			historyWorkflow(historyAgent.id, historyCollector.url),
+		],
 		options,
 	);
 });
@@ -180,6 +220,7 @@ before(async () => {
 after(async () => {
 	await cluster?.stop();
 	await collector?.close();
+	await historyCollector?.close();
 	await sandbox?.close();
 	pack?.remove();
 });
@@ -286,30 +327,63 @@ describe(
 			);
 		});
 
-		test('renaming the trigger node registers it again: a new secret, events keep running', async () => {
+		test('the Call History Trigger outputs each ended call once: polled on the main, run on the workers', async () => {
+			await cluster.main.rest.activateWorkflow(ids.history);
+			const placed = [];
+			for (const to of ['+14155550161', '+14155550162', '+14155550163']) {
+				placed.push(await api.call('POST', '/call', { from: historyAgent.phone_number, to }));
+			}
+			for (const call of placed) {
+				await api.control('POST', `/calls/${call.id}/complete`, { status: 'completed' });
+			}
+			await historyCollector.waitForCount(placed.length, 150_000);
+
+			// The next poll finds nothing new.
+			await api.clearRequestLog();
+			const deadline = Date.now() + 90_000;
+			while (!(await api.requestLog()).some((entry) => entry.path === '/v1/calls')) {
+				assert.ok(Date.now() < deadline, 'the trigger polled again');
+				await new Promise((resolve) => setTimeout(resolve, 500));
+			}
+			await new Promise((resolve) => setTimeout(resolve, 5000));
+			await cluster.main.rest.deactivateWorkflow(ids.history);
+
+			assert.deepEqual(
+				historyCollector.received.map((entry) => entry.body.call_id).sort(),
+				placed.map((call) => call.id).sort(),
+				'each ended call once',
+			);
+			const executions = await cluster.main.rest.listExecutions({ workflowId: ids.history });
+			assert.ok(executions.every((execution) => execution.status === 'success'));
+			const onWorkers = cluster.executionsByWorker().flat();
+			assert.ok(
+				executions.every((execution) => onWorkers.includes(String(execution.id))),
+				'they ran on the workers',
+			);
+		});
+
+		test('renaming the trigger node registers it again, with the same URL and token', async () => {
 			const before = await registeredWebhook(burstAgent.id);
 			const workflow = await cluster.main.rest.getWorkflow(ids.burst);
 			const renamed = (name) => (name === 'Call ended' ? 'Ended call' : name);
+			await api.clearRequestLog();
 			await cluster.main.rest.updateLiveWorkflow(ids.burst, {
 				nodes: workflow.nodes.map((node) => ({ ...node, name: renamed(node.name) })),
 				connections: connect('Ended call', 'Report'),
 			});
-			const after = await registeredWebhook(burstAgent.id);
-			assert.equal(
-				after.split('?')[0],
-				before.split('?')[0],
-				'the same URL: it follows the webhook id',
+			// n8n takes the old node down (the agent gets its previous webhook back), then sets the
+			// renamed one up: the URL follows the node's webhook ID, the token the API key and the URL.
+			const writes = (await api.requestLog()).filter((entry) => entry.method !== 'GET');
+			assert.deepEqual(
+				writes.map((entry) => `${entry.method} ${entry.path} ${entry.body.webhook}`),
+				[`POST /v1/agent ${PREVIOUS_WEBHOOK}`, `POST /v1/agent ${before}`],
 			);
-			assert.notEqual(tokenOf(after), tokenOf(before), 'a new secret');
+			assert.equal(await registeredWebhook(burstAgent.id), before);
 
-			const [old, current] = await Promise.all([
-				postConcurrently(before, [callEnded(7000)]),
-				postConcurrently(after, [callEnded(7001)]),
-			]);
-			assert.equal(old.answers[0].status, 401, 'the old secret is refused');
-			assert.equal(current.answers[0].status, 200);
+			const event = await postConcurrently(before, [callEnded(7000)]);
+			assert.equal(event.answers[0].status, 200);
 			await collector.waitForCount(BURST + 1, 60_000);
-			assert.equal(collector.received.at(-1).body.call_id, callEnded(7001).call_id);
+			assert.equal(collector.received.at(-1).body.call_id, callEnded(7000).call_id);
 		});
 
 		test('restarting the main keeps the registration: no new secret, events still accepted', async () => {
