@@ -12,6 +12,7 @@ const DIALECTS = {
 		webhookUrlSetting: 'N8N_WEBHOOK_URL',
 		// A sub-workflow called from a production run runs in its published version.
 		subWorkflowsRunPublished: true,
+		activatesWithPatch: false,
 		env: {
 			// The MCP server registry refreshes its list from n8n's API at start-up; nothing here needs it.
 			N8N_DISABLED_MODULES: 'mcp-registry',
@@ -26,14 +27,31 @@ const DIALECTS = {
 		publishesAfterAnswering: false,
 		webhookUrlSetting: 'WEBHOOK_URL',
 		subWorkflowsRunPublished: false,
+		// Workflows go live through POST /rest/workflows/:id/activate and .../deactivate.
+		activatesWithPatch: false,
 		env: {},
 	},
 };
 
+/** Older releases of a major that differ from its newest, up to the minor version named (checked pins). */
+const OLDER_RELEASES = [
+	{
+		major: 1,
+		throughMinor: 85, // checked in 1.85.4
+		changes: {
+			// No activate/deactivate endpoints yet: PATCH /rest/workflows/:id with `active`, as its editor.
+			activatesWithPatch: true,
+		},
+	},
+];
+
 /** The dialect of a runtime (from ensureRuntime or runtimePaths, or anything with its `version`). */
 export function dialectFor(runtime) {
-	const major = Number(String(runtime.version).split('.')[0]);
+	const [major, minor] = String(runtime.version).split('.').map(Number);
 	const dialect = DIALECTS[major];
 	if (!dialect) throw new Error(`the harness does not know n8n ${runtime.version}`);
-	return { major, ...dialect };
+	const older = OLDER_RELEASES.find(
+		(release) => release.major === major && minor <= release.throughMinor,
+	);
+	return { major, ...dialect, ...older?.changes };
 }

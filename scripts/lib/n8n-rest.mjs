@@ -139,9 +139,14 @@ export class N8nRestClient {
 	 */
 	async activateWorkflow(id, { versionId, wait = true, timeoutMs } = {}) {
 		const vid = versionId ?? (await this.getWorkflow(id)).versionId;
-		const wf = await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/activate`, {
-			versionId: vid,
-		});
+		const wf = this.dialect.activatesWithPatch
+			? await this.request('PATCH', `/rest/workflows/${encodeURIComponent(id)}`, {
+					active: true,
+					versionId: vid,
+				})
+			: await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/activate`, {
+					versionId: vid,
+				});
 		if (wait && this.dialect.publishesAfterAnswering)
 			await this.waitForPublication(id, { published: true, timeoutMs });
 		return wf;
@@ -152,14 +157,32 @@ export class N8nRestClient {
 	 * `delete` method runs here). By default waits until that has happened.
 	 */
 	async deactivateWorkflow(id, { wait = true, timeoutMs } = {}) {
-		const wf = await this.request(
-			'POST',
-			`/rest/workflows/${encodeURIComponent(id)}/deactivate`,
-			{},
-		);
+		const wf = this.dialect.activatesWithPatch
+			? await this.request('PATCH', `/rest/workflows/${encodeURIComponent(id)}`, {
+					active: false,
+					versionId: (await this.getWorkflow(id)).versionId,
+				})
+			: await this.request('POST', `/rest/workflows/${encodeURIComponent(id)}/deactivate`, {});
 		if (wait && this.dialect.publishesAfterAnswering)
 			await this.waitForPublication(id, { published: false, timeoutMs });
 		return wf;
+	}
+
+	/**
+	 * Saves changes (nodes, connections, name...) to a live workflow and makes them live, as the
+	 * editor's Save does in 1.x (a saved active workflow is activated again) and Save then Publish
+	 * in 2.x (the saved version is a draft until published).
+	 * @returns the saved workflow
+	 */
+	async updateLiveWorkflow(id, changes) {
+		const { versionId } = await this.getWorkflow(id);
+		const saved = await this.request('PATCH', `/rest/workflows/${encodeURIComponent(id)}`, {
+			...changes,
+			versionId,
+		});
+		if (this.dialect.publishesAfterAnswering)
+			await this.activateWorkflow(id, { versionId: saved.versionId });
+		return saved;
 	}
 
 	/**
@@ -189,6 +212,15 @@ export class N8nRestClient {
 		if (Object.keys(filter).length) qs.set('filter', JSON.stringify(filter));
 		const data = await this.request('GET', `/rest/executions?${qs}`);
 		return data.results ?? data;
+	}
+
+	/** How many executions match (the filter of listExecutions), without listing them. */
+	async countExecutions({ workflowId, status } = {}) {
+		const filter = {};
+		if (workflowId !== undefined) filter.workflowId = workflowId;
+		if (status !== undefined) filter.status = Array.isArray(status) ? status : [status];
+		const qs = new URLSearchParams({ limit: '1', filter: JSON.stringify(filter) });
+		return (await this.request('GET', `/rest/executions?${qs}`)).count;
 	}
 
 	/**

@@ -96,24 +96,44 @@ export function untrackProcessGroup(pgid) {
 }
 
 /**
+ * Spawns a command in its own process group with its output piped; the group ends with this process
+ * (trackProcessGroup). `uid`/`gid` run it as another user (when this process runs as root).
+ * @param {string} command
+ * @param {string[]} args
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, uid?: number, gid?: number }} [options]
+ */
+export function spawnGroup(command, args, { cwd, env, uid, gid } = {}) {
+	const child = spawn(command, args, {
+		cwd,
+		env,
+		uid,
+		gid,
+		stdio: ['ignore', 'pipe', 'pipe'],
+		detached: true, // its own process group: ending it ends everything it started
+	});
+	if (child.pid) trackProcessGroup(child.pid);
+	return child;
+}
+
+/**
  * Runs a command in its own process group with its output captured; a timeout ends the whole group,
  * and so does the end of the command (helpers it left behind go with it).
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, timeoutMs?: number, onOutput?: (chunk: Buffer) => void }} [options]
+ * `uid`/`gid` run it as another user (when this process runs as root).
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, uid?: number, gid?: number, timeoutMs?: number,
+ *   onOutput?: (chunk: Buffer) => void }} [options]
  * @returns {Promise<{ code: number | null, signal: string | null, stdout: string, stderr: string,
  *   output: string, ms: number, timedOut: boolean }>}
  */
-export function runCaptured(command, args, { cwd, env, timeoutMs = 300_000, onOutput } = {}) {
+export function runCaptured(
+	command,
+	args,
+	{ cwd, env, uid, gid, timeoutMs = 300_000, onOutput } = {},
+) {
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
-		const child = spawn(command, args, {
-			cwd,
-			env,
-			stdio: ['ignore', 'pipe', 'pipe'],
-			detached: true,
-		});
-		if (child.pid) trackProcessGroup(child.pid);
+		const child = spawnGroup(command, args, { cwd, env, uid, gid });
 		let stdout = '';
 		let stderr = '';
 		let output = '';

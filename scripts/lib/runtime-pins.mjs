@@ -51,6 +51,16 @@ export const RUNTIMES = Object.freeze([
 		overrides: { ...LINKEDOM, xlsx: '0.18.5' },
 		note: 'the maintained 1.x line',
 	}),
+	runtime({
+		n8n: '1.85.4',
+		// The oldest n8n the package loads in: NodeConnectionTypes came with n8n 1.85 (n8n-workflow
+		// 1.83). Not run in CI; `VOICE_AGENT_N8N_VERSION=1.85.x npm run test:e2e` checks it again.
+		node: '22.23.3',
+		overrides: { xlsx: '0.18.5' },
+		// It has no @parcel/watcher.
+		rebuild: ['sqlite3', 'msgpackr-extract'],
+		note: 'the oldest supported n8n',
+	}),
 ]);
 
 export const DEFAULT_RUNTIME = RUNTIMES[0];

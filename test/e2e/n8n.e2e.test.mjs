@@ -3,7 +3,6 @@
 // and the example workflows; a real `n8n start` proves the trigger's register / event / restore cycle.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
@@ -16,8 +15,7 @@ import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
 import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
-
-const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
+import { startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-sandbox-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
@@ -117,13 +115,7 @@ before(async () => {
 	const installed = await installPackage(userFolder, pack.tarball);
 	log(`installed ${installed.name}@${installed.version} into ${userFolder}/.n8n/nodes`);
 
-	sandbox = await startSandbox({
-		port: 0,
-		apiKeys: [API_KEY],
-		agents: 0,
-		calls: 0,
-		callDurationMs: 600_000,
-	});
+	sandbox = await startEmptySandbox(API_KEY);
 	await sandboxCall('POST', '/seed', { agents: 3, calls: 30 }, { control: true });
 	// A trailing slash, as users paste it: the nodes must tolerate it.
 	await importCredentials(userFolder, [
