@@ -150,16 +150,37 @@ async function search(term) {
 
 /**
  * A trigger node in the node panel's list. The panel names a trigger that has events to choose from
- * without " Trigger" ("Voice Agent Trigger" shows as "Voice Agent").
+ * without " Trigger" ("Voice Agent Trigger" shows as "Voice Agent"), and a name followed by a badge
+ * (the community node mark) has a trailing space in its text.
  */
 const panelItem = (trigger) =>
 	page
-		.locator('[data-test-id="node-creator-item-name"]', {
+		.locator('[data-test-id="node-creator-item-name"]:visible', {
 			hasText: new RegExp(
-				`^(${trigger.displayName}|${trigger.displayName.replace(/ Trigger$/, '')})$`,
+				`^\\s*(${trigger.displayName}|${trigger.displayName.replace(/ Trigger$/, '')})\\s*$`,
 			),
 		})
 		.first();
+
+/** Waits for a trigger in the node panel; when it does not show, the error lists what the panel shows. */
+async function waitForPanelItem(trigger, term) {
+	try {
+		await panelItem(trigger).waitFor({ timeout: 15_000 });
+	} catch (error) {
+		const shown = await page
+			.locator('[data-test-id="node-creator-item-name"]')
+			.evaluateAll((names) =>
+				names.map(
+					(name) =>
+						`${JSON.stringify(name.textContent)}${name.checkVisibility() ? '' : ' (hidden)'}`,
+				),
+			);
+		throw new Error(
+			`searching "${term}" does not show ${trigger.displayName}; the panel has: ${shown.join(', ')}`,
+			{ cause: error },
+		);
+	}
+}
 
 describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 	step(
@@ -169,7 +190,7 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 			await page.locator('[data-test-id="canvas-add-button"]').click();
 			for (const term of SEARCH_TERMS) {
 				await search(term);
-				for (const trigger of TRIGGERS) await panelItem(trigger).waitFor();
+				for (const trigger of TRIGGERS) await waitForPanelItem(trigger, term);
 			}
 			await search('voice');
 			await panelItem(TRIGGERS[0]).click();
