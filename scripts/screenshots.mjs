@@ -26,6 +26,7 @@ const JPEG_QUALITY = 80;
 const MAX_BYTES = 300 * 1024;
 const EXPORT_EXAMPLE = 'export-call-transcripts';
 const VOICE_AGENT_NODE = 'Get calls with transcripts';
+const CALL_HISTORY_NODE = 'Calls ended since yesterday';
 const TRIGGER_NODE = 'When a call ends';
 
 const log = (line) => console.log(`[screenshots] ${line}`);
@@ -45,7 +46,7 @@ async function shoot(page, name, what) {
 // The screenshots
 // ---------------------------------------------------------------------------------------------------
 
-/** (b) the node's parameters, (a) the canvas after a run, (d) the node's output. */
+/** The Voice Agent node's and the Call History Trigger's parameters, the canvas after a run, the output. */
 async function exportWorkflowShots(page, demo) {
 	await openWorkflow(page, demo.workflowUrl(EXPORT_EXAMPLE));
 	await openNode(page, VOICE_AGENT_NODE);
@@ -54,6 +55,15 @@ async function exportWorkflowShots(page, demo) {
 		page,
 		'voice-agent-node-parameters',
 		'Voice Agent node, Call > Get Many, Return All, Options > Include Transcripts, Transcript Format',
+	);
+	await closeNode(page);
+
+	await openNode(page, CALL_HISTORY_NODE);
+	await page.locator('[data-test-id="parameter-input-event"]').waitFor();
+	await shoot(
+		page,
+		'call-history-trigger-parameters',
+		'Voice Agent Call History Trigger: Poll Times, Event Call Ended, agent, Transcript Format',
 	);
 	await closeNode(page);
 

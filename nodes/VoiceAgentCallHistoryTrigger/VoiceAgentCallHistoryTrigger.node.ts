@@ -36,7 +36,7 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					"Checks the call history on the schedule below and outputs each call once, even across restarts. It leaves agents' webhooks alone, so it runs beside the Voice Agent Trigger (instant events of one agent) and in any number of workflows.",
+					"Checks the call history at the Poll Times above and outputs each call once, even across restarts. It leaves agents' webhooks alone, so it runs beside the Voice Agent Trigger (instant events of one agent) and in any number of workflows.",
 				name: 'notice',
 				type: 'notice',
 				default: '',
