@@ -1,6 +1,7 @@
 /** Every request about agents. Operations, triggers and list search call these, never the transport. */
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
+import type { RequestOptions, VoiceAgentContext } from '../transport';
 import {
 	asNodeError,
 	cursorPages,
@@ -8,8 +9,6 @@ import {
 	MAX_PAGE_SIZE,
 	paginateCursor,
 	voiceAgentApiRequest,
-	type RequestOptions,
-	type VoiceAgentContext,
 } from '../transport';
 import { AGENT_FIELDS } from '../fields';
 import type { Agent } from '../types';

@@ -1,14 +1,8 @@
 /** Every request about calls. Operations and triggers call these, never the transport. */
 import type { IDataObject } from 'n8n-workflow';
 
-import {
-	cursorPages,
-	MAX_PAGE_SIZE,
-	paginateCursor,
-	voiceAgentApiRequest,
-	type RequestOptions,
-	type VoiceAgentContext,
-} from '../transport';
+import type { RequestOptions, VoiceAgentContext } from '../transport';
+import { cursorPages, MAX_PAGE_SIZE, paginateCursor, voiceAgentApiRequest } from '../transport';
 import { CALL_CONTEXT_FIELDS, CALL_FIELDS } from '../fields';
 import type { Call, CallSummary } from '../types';
 
