@@ -4,6 +4,7 @@
 import { createRequire } from 'node:module';
 
 import { choosePort } from './processes.mjs';
+import { requestSandbox } from './sandbox-client.mjs';
 
 const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
 
@@ -27,14 +28,11 @@ export async function startSeededSandbox({
 	const sandbox = await startSandbox({ port, apiKeys: [SANDBOX_API_KEY], agents, calls });
 	if (liveCalls > 0) {
 		const body = { live_calls: liveCalls, call_duration_ms: DEMO_LIVE_CALLS.durationMs };
-		const response = await fetch(`${sandbox.origin}/_sandbox/seed`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify(body),
-		});
-		if (!response.ok) {
+		try {
+			await requestSandbox(sandbox, SANDBOX_API_KEY, 'POST', '/seed', body, { control: true });
+		} catch (error) {
 			await sandbox.close();
-			throw new Error(`seeding live calls answered ${response.status}: ${await response.text()}`);
+			throw new Error(`seeding live calls failed: ${error.message}`, { cause: error });
 		}
 	}
 	return { sandbox, fallback };
@@ -42,16 +40,5 @@ export async function startSeededSandbox({
 
 /** A request to the sandbox's API (path relative to /v1) with the demo key. */
 export async function sandboxApi(sandbox, method, urlPath, body) {
-	const response = await fetch(`${sandbox.baseUrl}${urlPath}`, {
-		method,
-		headers: {
-			authorization: `Bearer ${SANDBOX_API_KEY}`,
-			...(body === undefined ? {} : { 'content-type': 'application/json' }),
-		},
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	const text = await response.text();
-	if (!response.ok)
-		throw new Error(`sandbox ${method} ${urlPath} answered ${response.status}: ${text}`);
-	return text ? JSON.parse(text) : null;
+	return await requestSandbox(sandbox, SANDBOX_API_KEY, method, urlPath, body);
 }

@@ -1,5 +1,6 @@
-// Requests to a running sandbox (this repository's local Voice Agent service) from the e2e tests: its
-// API (paths relative to /v1) with an API key, or with `control` its control endpoints (/_sandbox).
+// Requests to a running sandbox (this repository's local Voice Agent service) from the e2e tests and
+// the demo: its API (paths relative to /v1) with an API key, or with `control` its control endpoints
+// (/_sandbox).
 // Node built-ins only.
 
 /**

@@ -18,12 +18,13 @@ import {
 	withFailureScreenshot,
 } from '../../scripts/lib/browser.mjs';
 import { installPackage, packPackage, ROOT } from '../../scripts/lib/community-package.mjs';
-import { SANDBOX_API_KEY, sandboxApi } from '../../scripts/lib/demo-sandbox.mjs';
+import { SANDBOX_API_KEY } from '../../scripts/lib/demo-sandbox.mjs';
 import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { waitFor } from '../../scripts/lib/processes.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { sandboxClient } from './support/sandbox-client.mjs';
 
 const require = createRequire(import.meta.url);
 const { startSandbox } = require('../../sandbox/index.js');
@@ -63,7 +64,9 @@ let page;
 const workflows = {};
 let listenAgent;
 
-const api = (method, urlPath, body) => sandboxApi(sandbox, method, urlPath, body);
+/** The sandbox's API and control endpoints with the suite's key (set once the sandbox is up). */
+let client;
+const api = (method, urlPath, body) => client.call(method, urlPath, body);
 
 const credentialOf = ({ id, name }) => ({ voiceAgentApi: { id, name } });
 
@@ -80,11 +83,8 @@ before(async () => {
 	await installPackage(userFolder, pack.tarball);
 
 	sandbox = await startSandbox({ port: 0, apiKeys: [SANDBOX_API_KEY], agents: 0, calls: 0 });
-	await fetch(`${sandbox.origin}/_sandbox/seed`, {
-		method: 'POST',
-		headers: { 'content-type': 'application/json' },
-		body: JSON.stringify({ agents: 3, calls: 3 }),
-	});
+	client = sandboxClient(sandbox, SANDBOX_API_KEY);
+	await client.control('POST', '/seed', { agents: 3, calls: 3 });
 	const { agents } = await api('GET', '/agents?limit=100');
 	listenAgent = agents[0];
 	await importCredentials(
