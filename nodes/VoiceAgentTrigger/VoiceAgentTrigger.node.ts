@@ -13,6 +13,7 @@ import { credentialTest, listSearch } from '../shared/methods';
 import { transcriptFormatOption } from '../shared/transcript';
 import { receiveEvent } from './events';
 import { checkExists, create, deleteWebhook } from './registration';
+import { tokenRotationOption } from './webhookToken';
 
 export class VoiceAgentTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -118,6 +119,7 @@ export class VoiceAgentTrigger implements INodeType {
 					description:
 						'Whether to take over an agent whose webhook points to another URL. The previous URL is put back when the workflow is unpublished or stops listening for a test event.',
 				},
+				tokenRotationOption,
 			]),
 		],
 	};
