@@ -3,7 +3,7 @@
  * time), its dedupe key, and "Include Call Details" only for calls of the trigger's agent. Events are
  * POSTed over HTTP to the node's webhook() in n8n-core's WebhookContext; see test/support/trigger.cts.
  */
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { createAgent, getAgent, getCall, placeCall, wire } from '../support/api.cts';
 import { CHECK_ORDER_TOOL } from '../support/fixtures.cts';
@@ -15,7 +15,7 @@ const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 
 const triggers = useTriggers(sandbox);
 
 /** An agent with a call in progress, and a published trigger on it. */
-async function activeTrigger(options: IDataObject = {}, name = 'Orders') {
+async function activeTrigger(options: INodeParameters = {}, name = 'Orders') {
 	const agent = await createAgent(sandbox, { name, tools: [CHECK_ORDER_TOOL] });
 	const call = await placeCall(sandbox, agent);
 	const trigger = await triggers.start(agent.id, { options });

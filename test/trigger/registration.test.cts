@@ -8,13 +8,7 @@ import { CHECK_ORDER_TOOL } from '../support/fixtures.cts';
 import { rl } from '../support/n8n.cts';
 import { useSandbox } from '../support/sandbox.cts';
 import { useTriggers } from '../support/trigger.cts';
-import {
-	agentUpserts,
-	hashOf,
-	setWebhookElsewhere,
-	splitWebhook,
-	tokenBits,
-} from './helpers.cts';
+import { agentUpserts, hashOf, setWebhookElsewhere, splitWebhook, tokenBits } from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
