@@ -105,7 +105,7 @@ export class VoiceAgentTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call"',
+						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call". Only calls of this agent are fetched; otherwise "call_details_skipped" says why.',
 				},
 				transcriptFormatOption({
 					description: 'How to output the transcript of the call under "call"',

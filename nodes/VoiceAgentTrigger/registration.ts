@@ -133,7 +133,7 @@ class OwnUrls {
 		return new OwnUrls(url, origin, suffix);
 	}
 
-	/** Whether a registered webhook points at this very URL, whatever secret it carries. */
+	/** Whether a registered webhook points at this very URL, whatever token it carries. */
 	isThis(registered: string | undefined): boolean {
 		return registered !== undefined && withoutQuery(registered) === this.url;
 	}
@@ -181,7 +181,7 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 }
 
 /**
- * Points the agent at this URL. Idempotent: when the agent already holds the URL with the secret
+ * Points the agent at this URL. Idempotent: when the agent already holds the URL with the token
  * this trigger keeps (or would make), nothing is sent. The agent's previous webhook is remembered
  * to be put back later, but never one of this trigger's own URLs, except that listening for a test
  * event on a published workflow puts the production URL back when it ends.

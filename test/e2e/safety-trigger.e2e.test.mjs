@@ -3,7 +3,9 @@
 // Changing Token Rotation and publishing again makes the old token 401, also after n8n restarts; a
 // redelivered event starts one execution; the workflow export and its static data hold no token.
 import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { installPackage, packPackage } from '../../scripts/lib/community-package.mjs';
@@ -11,7 +13,7 @@ import { importCredentials, importWorkflows, runN8n } from '../../scripts/lib/n8
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
-import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { createUserFolder, harnessDir, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
 import { sandboxClient } from './support/sandbox-client.mjs';
 
 const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
@@ -200,10 +202,15 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 
 		await server.stop();
 		// The workflow as `n8n export:workflow` writes it while n8n is down: static data has the hash only.
-		const exported = await runN8n(['export:workflow', `--id=${ids.rotating}`], { userFolder });
+		const file = path.join(harnessDir(userFolder), 'rotating-export.json');
+		const exported = await runN8n(['export:workflow', `--id=${ids.rotating}`, `--output=${file}`], {
+			userFolder,
+		});
 		assert.equal(exported.code, 0, exported.output.slice(-2000));
-		assert.match(exported.output, /"secretHash":\s*"[0-9a-f]{64}"/);
-		for (const token of [firstToken, secondToken]) assert.ok(!exported.output.includes(token));
+		const exportedText = readFileSync(file, 'utf8');
+		rmSync(file);
+		assert.match(exportedText, /"secretHash":\s*"[0-9a-f]{64}"/);
+		for (const token of [firstToken, secondToken]) assert.ok(!exportedText.includes(token));
 
 		await startServer();
 		if (server.rest.dialect.publishesAfterAnswering)
