@@ -147,7 +147,7 @@ before(async () => {
 	await importCredentials(userFolder, [
 		{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl } },
 	]);
-	[ids.rotating, ids.failing] = await importWorkflows(userFolder, [
+	[ids.rotating, ids.failing, ids.reading] = await importWorkflows(userFolder, [
 		rotatingWorkflow(agents.rotating.id, {}),
 		// A workflow that acts on an event (say, places a follow-up call), then fails: n8n answers 500,
 		// and the service delivers the event again.
@@ -166,6 +166,35 @@ before(async () => {
 				parameters: { errorMessage: 'The CRM is down' },
 			},
 		),
+		// Agent → Get behind a Webhook node: its output is the answer, and stays in the execution history.
+		linked(
+			'E2E: read the agent',
+			{
+				name: 'Read',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: '7a2e9c10-3333-4c11-9a01-00000000c0c3',
+				parameters: {
+					httpMethod: 'POST',
+					path: 'read-agent',
+					responseMode: 'lastNode',
+					options: {},
+				},
+			},
+			{
+				name: 'Agent',
+				type: 'n8n-nodes-voice-agent.voiceAgent',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'agent',
+					operation: 'get',
+					agent: { __rl: true, mode: 'id', value: agents.rotating.id },
+				},
+				credentials: { voiceAgentApi: CREDENTIAL },
+			},
+		),
 	]);
 	await startServer();
 });
@@ -178,7 +207,7 @@ after(async () => {
 });
 
 describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERSION}`, () => {
-	test('Token Rotation: the old token is answered 401 after publishing again and after a restart; no export holds a token', async () => {
+	test('Token Rotation: the old token is answered 401 after publishing again and after a restart; no export or node output holds a token', async () => {
 		await server.rest.activateWorkflow(ids.rotating);
 		const first = await webhookChangedFrom(agents.rotating.id, '');
 		const firstToken = tokenOf(first);
@@ -222,6 +251,18 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 		const workflow = await server.rest.getWorkflow(ids.rotating);
 		const stored = JSON.stringify(workflow);
 		for (const token of [firstToken, secondToken]) assert.ok(!stored.includes(token));
+		// Agent → Get shows the webhook without its token, in its output and in the execution history.
+		await server.rest.activateWorkflow(ids.reading);
+		const read = await fetch(server.webhookUrl('read-agent'), { method: 'POST' });
+		const shown = await read.json();
+		assert.equal(read.status, 200, JSON.stringify(shown));
+		assert.equal(shown.webhook, second.replace(secondToken, 'REDACTED'));
+		const [reading] = await server.rest.waitForExecutions(ids.reading, { count: 1 });
+		const history = JSON.stringify(reading);
+		assert.match(history, /token=REDACTED/);
+		assert.ok(!history.includes(secondToken));
+		await server.rest.deactivateWorkflow(ids.reading);
+
 		// Three events were accepted, one per 200: none refused started anything.
 		await server.rest.waitForExecutions(ids.rotating, { count: 3, timeoutMs: 30_000 });
 		assert.equal(await executionCount(ids.rotating), 3);
