@@ -8,7 +8,7 @@ import {
 } from '../shared/transcript';
 import { isPlainObject } from '../shared/validation';
 import { acceptOnce, dedupeKey, wasAccepted } from './redeliveries';
-import { isTokenOf, registrations, type Registration } from './registration';
+import { isTokenOf, registrations } from './registration';
 import { TOKEN_PARAMETER } from './webhookToken';
 
 /** The registration (by its URL) whose token the request carries, if any: test or production. */
@@ -19,7 +19,7 @@ function authenticRegistration(
 	const token = given[TOKEN_PARAMETER];
 	if (typeof token !== 'string' || token === '') return undefined;
 	const match = Object.entries(registrations(context)).find(([, saved]) => isTokenOf(saved, token));
-	return match && { url: match[0], agentId: (match[1] as Registration).agentId };
+	return match && { url: match[0], agentId: match[1].agentId };
 }
 
 function answer(

@@ -19,7 +19,7 @@ type RegistrationKind = 'production' | 'test';
 /** What one registration (the test URL or the production URL) remembers between its hooks. */
 export interface Registration extends IDataObject {
 	/** SHA-256 of the URL's token: the token itself is only in the agent's webhook. */
-	secretHash: string;
+	tokenHash: string;
 	/** The Token Rotation the token was derived with. */
 	rotation: number;
 	agentId: string;
@@ -48,7 +48,7 @@ function isLegacy(saved: SavedRegistration): saved is LegacyRegistration {
 export function isTokenOf(saved: SavedRegistration, token: string): boolean {
 	return isLegacy(saved)
 		? tokenMatches(token, hashToken(saved.secret))
-		: tokenMatches(token, saved.secretHash);
+		: tokenMatches(token, saved.tokenHash);
 }
 
 type StaticDataHolder = { getWorkflowStaticData(type: string): IDataObject };
@@ -73,7 +73,7 @@ function writableRegistrations(context: StaticDataHolder): RegistrationStore {
 	for (const [url, saved] of Object.entries(store)) {
 		if (!isLegacy(saved)) continue;
 		const { secret, ...rest } = saved;
-		store[url] = { ...rest, secretHash: hashToken(secret), rotation: 0 };
+		store[url] = { ...rest, tokenHash: hashToken(secret), rotation: 0 };
 	}
 	return store;
 }
@@ -223,7 +223,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 			: await tokenFor(this, own.url, rotation);
 	if (current !== own.with(token)) await setAgentWebhook(this, agent, own.with(token));
 	const registration: Registration = {
-		secretHash: hashToken(token),
+		tokenHash: hashToken(token),
 		rotation,
 		agentId,
 		previousWebhook,

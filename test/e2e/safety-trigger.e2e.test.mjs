@@ -238,7 +238,7 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 		assert.equal(exported.code, 0, exported.output.slice(-2000));
 		const exportedText = readFileSync(file, 'utf8');
 		rmSync(file);
-		assert.match(exportedText, /"secretHash":\s*"[0-9a-f]{64}"/);
+		assert.match(exportedText, /"tokenHash":\s*"[0-9a-f]{64}"/);
 		for (const token of [firstToken, secondToken]) assert.ok(!exportedText.includes(token));
 
 		await startServer();

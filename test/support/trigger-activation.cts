@@ -25,7 +25,7 @@ import {
 
 export type Registration = {
 	/** SHA-256 of the token, as this version saves it. */
-	secretHash?: string;
+	tokenHash?: string;
 	rotation?: number;
 	/** The token in clear, as versions before hashing saved it. */
 	secret?: string;

@@ -38,7 +38,7 @@ describe('activating on an agent without a webhook', () => {
 		]);
 		expect(trigger.registrations()).toEqual({
 			[trigger.url('production')]: {
-				secretHash: hashOf(params.token),
+				tokenHash: hashOf(params.token),
 				rotation: 0,
 				agentId: agent.id,
 				previousWebhook: '',

@@ -26,7 +26,7 @@ async function agreement(trigger: TriggerHarness, agentId: string) {
 	return {
 		base: splitWebhook(webhook).base,
 		agentToken: splitWebhook(webhook).params.token,
-		savedHash: saved?.secretHash,
+		savedHash: saved?.tokenHash,
 		savedInClear: saved?.secret,
 		delivery: answer.status,
 	};

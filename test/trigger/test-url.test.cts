@@ -58,7 +58,7 @@ describe('listening for a test event', () => {
 		// n8n keeps the test registration apart from the workflow's saved static data.
 		expect(trigger.registrations('test')).toEqual({
 			[trigger.url('test')]: {
-				secretHash: hashOf(splitWebhook(testWebhook).params.token),
+				tokenHash: hashOf(splitWebhook(testWebhook).params.token),
 				rotation: 0,
 				agentId: agent.id,
 				previousWebhook: production,

@@ -59,7 +59,7 @@ describe('Token Rotation', () => {
 		expect(await statusWith(trigger, first)).toBe(401);
 		expect(await statusWith(trigger, second)).toBe(200);
 		expect(trigger.registrations()[trigger.url('production')]).toMatchObject({
-			secretHash: hashOf(second),
+			tokenHash: hashOf(second),
 			rotation: 1,
 		});
 	});
@@ -105,7 +105,7 @@ describe('Token Rotation', () => {
 		);
 		expect(sent.length).toBeGreaterThan(0);
 		expect(new Set(sent)).toEqual(new Set([`${trigger.url('production')}?token=${second}`]));
-		expect(trigger.registrations()[trigger.url('production')].secretHash).toBe(hashOf(second));
+		expect(trigger.registrations()[trigger.url('production')].tokenHash).toBe(hashOf(second));
 		expect(await statusWith(trigger, first)).toBe(401);
 		expect(await statusWith(trigger, second)).toBe(200);
 	});
@@ -189,7 +189,7 @@ describe('the saved state (static data, in every workflow export)', () => {
 		expect(await agentUpserts(sandbox)).toEqual([]);
 		expect(trigger.registrations()).toEqual({
 			[url]: {
-				secretHash: hashOf(first),
+				tokenHash: hashOf(first),
 				rotation: 0,
 				agentId: agent.id,
 				previousWebhook: '',
