@@ -64,7 +64,7 @@ export class VoiceAgentApi implements ICredentialType {
 		const base = checkBaseUrl(credentials.baseUrl);
 		if (!base.ok) {
 			throw new Error(
-				`The Voice Agent API credential's Base URL ${base.problem}: the API key was not sent`,
+				`The Voice Agent API credential's Base URL ${base.problem}; the API key was not sent`,
 			);
 		}
 		if (!goesOnlyTo(requestOptions as RequestTarget, base.value.origin)) {

@@ -85,7 +85,7 @@ describe('authenticate', () => {
 				{ apiKey: KEY, baseUrl: 'https://user:pw@api.example.com/v1' },
 			),
 		).rejects.toThrow(
-			"The Voice Agent API credential's Base URL must not contain a user name or password (user:password@): the API key goes in the API Key field: the API key was not sent",
+			"The Voice Agent API credential's Base URL must not contain a user name or password (user:password@): the API key goes in the API Key field; the API key was not sent",
 		);
 	});
 });
