@@ -250,49 +250,73 @@ for (const version of ['2.41.1', '1.123.x']) {
 				}
 			});
 
-			if (version.startsWith('2.')) {
-				// What n8n compares: the nodes' full types, from the nodes that declare the credential, and
-				// the AI-tool variant it adds itself. Saving a workflow checks the list the engine checks.
-				test('n8n start: a workflow with the Voice Agent Tool saves; one with the HTTP Request node is refused, naming the rule', async () => {
-					const server = await startN8nServer(userFolder, { runtime });
-					try {
-						await server.setupOwnerAndLogin();
-						const save = (name, node) =>
-							server.rest.request('POST', '/rest/workflows', {
-								...workflowOf(name, node),
-								settings: { executionOrder: 'v1' },
-							});
-						const tool = await save('E2E: the Voice Agent as a tool', {
-							name: 'Voice Agent Tool',
-							type: 'n8n-nodes-voice-agent.voiceAgentTool',
-							typeVersion: 1,
-							parameters: { resource: 'agent', operation: 'getMany', returnAll: true },
-							credentials: { voiceAgentApi: credentials.sandbox },
-						});
-						assert.ok(tool.id, 'the tool workflow was not saved');
+			test('n8n start: Test connection with the redirecting Base URL fails saying why, the other origin gets nothing; in 2.x saving restricts the credential to the package’s nodes', async () => {
+				const server = await startN8nServer(userFolder, { runtime });
+				try {
+					await server.setupOwnerAndLogin();
+					other.requests.length = 0;
+					other.authorizations.length = 0;
+					redirecting.requests.length = 0;
+					const baseUrl = `${redirecting.origin}/v1`;
+					const result = await server.rest.request('POST', '/rest/credentials/test', {
+						credentials: {
+							...credentials.redirecting,
+							type: 'voiceAgentApi',
+							data: { apiKey: API_KEY, baseUrl },
+						},
+					});
+					assert.deepEqual(result, {
+						status: 'Error',
+						message: `${baseUrl} answered GET /agents with a redirect (307) to ${other.origin}/v1/agents: redirects are not followed, so the API key was not sent there; ${HINT}`,
+					});
+					assert.deepEqual(redirecting.requests, ['GET /v1/agents?limit=1']);
+					assert.deepEqual(other.authorizations, []);
+					assert.deepEqual(other.requests, []);
 
-						const refused = await save(
-							'E2E: HTTP Request with the Voice Agent credential',
-							httpRequestNode(`${other.origin}/collect`, credentials.sandbox),
-						).then(
-							() => assert.fail('n8n saved the HTTP Request node with the Voice Agent credential'),
-							(error) => error,
-						);
-						assert.equal(refused.status, 400);
-						const allowed = [
-							'n8n-nodes-voice-agent.voiceAgent',
-							'n8n-nodes-voice-agent.voiceAgentTrigger',
-							'n8n-nodes-voice-agent.voiceAgentCallHistoryTrigger',
-							'n8n-nodes-voice-agent.voiceAgentTool',
-						];
-						assert.equal(
-							refused.body.message,
-							`Cannot save workflow: Node "HTTP Request" (n8n-nodes-base.httpRequest) cannot use credential type "voiceAgentApi" — it is restricted to: ${allowed.join(', ')}.`,
-						);
-					} finally {
-						await server.stop();
-					}
+					if (version.startsWith('2.')) await expectSavingRestricted(server);
+				} finally {
+					await server.stop();
+				}
+			});
+
+			/**
+			 * n8n 2.x: what n8n compares are the nodes' full types, from the nodes that declare the
+			 * credential, and the AI-tool variant it adds itself. Saving a workflow checks the list the
+			 * engine checks.
+			 */
+			async function expectSavingRestricted(server) {
+				const save = (name, node) =>
+					server.rest.request('POST', '/rest/workflows', {
+						...workflowOf(name, node),
+						settings: { executionOrder: 'v1' },
+					});
+				const tool = await save('E2E: the Voice Agent as a tool', {
+					name: 'Voice Agent Tool',
+					type: 'n8n-nodes-voice-agent.voiceAgentTool',
+					typeVersion: 1,
+					parameters: { resource: 'agent', operation: 'getMany', returnAll: true },
+					credentials: { voiceAgentApi: credentials.sandbox },
 				});
+				assert.ok(tool.id, 'the tool workflow was not saved');
+
+				const refused = await save(
+					'E2E: HTTP Request with the Voice Agent credential',
+					httpRequestNode(`${other.origin}/collect`, credentials.sandbox),
+				).then(
+					() => assert.fail('n8n saved the HTTP Request node with the Voice Agent credential'),
+					(error) => error,
+				);
+				assert.equal(refused.status, 400);
+				const allowed = [
+					'n8n-nodes-voice-agent.voiceAgent',
+					'n8n-nodes-voice-agent.voiceAgentTrigger',
+					'n8n-nodes-voice-agent.voiceAgentCallHistoryTrigger',
+					'n8n-nodes-voice-agent.voiceAgentTool',
+				];
+				assert.equal(
+					refused.body.message,
+					`Cannot save workflow: Node "HTTP Request" (n8n-nodes-base.httpRequest) cannot use credential type "voiceAgentApi" — it is restricted to: ${allowed.join(', ')}.`,
+				);
 			}
 		},
 	);
