@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getCall, type CallFilter, type NewCall } from '../../../shared/api';
-import { isOutcomeUnknown } from '../../../shared/transport';
+import { asNodeError, isOutcomeUnknown } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 import { rememberAttempt, rememberedCall, rememberOutcome } from './callMemory';
@@ -57,6 +57,6 @@ export async function placeOnce(
 			release();
 			rememberOutcome(context, itemIndex, undefined);
 		}
-		throw error;
+		throw asNodeError(context, error);
 	}
 }
