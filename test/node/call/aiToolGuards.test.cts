@@ -30,7 +30,7 @@ function run(
 }
 
 /** Call → Create as a model uses it: To from $fromAI, the rest set in the workflow. */
-function createByModel(options: IDataObject = {}): INodeParameters {
+function createByModel(options: INodeParameters = {}): INodeParameters {
 	return {
 		resource: 'call',
 		operation: 'create',
@@ -44,7 +44,7 @@ function createByModel(options: IDataObject = {}): INodeParameters {
  * The same for several uses of the tool in one execution: $fromAI reads a later run's values from the
  * tool-call record only a real AI Agent writes, so here To comes from the run's input item.
  */
-function createInRuns(options: IDataObject): INodeParameters {
+function createInRuns(options: INodeParameters): INodeParameters {
 	return { ...createByModel(options), to: '={{ $json.To }}' };
 }
 
@@ -109,6 +109,27 @@ describe('Call → Create as an AI tool', () => {
 			'Max Calls per Run (1) is reached: this node already placed 1 call in this execution, so the call to +14155550102 was not placed [item 0]',
 		);
 		expect((await allCalls(sandbox)).map((call) => call.client_number)).toEqual(['+14155550101']);
+	});
+
+	test('asked twice for the same number in one execution, it outputs the first call, marked as skipped', async () => {
+		await createAgent(sandbox, { name: 'Front Desk' });
+
+		const result = await run(
+			createInRuns({ allowedDestinations: '+1415', maxCallsPerRun: 5 }),
+			[{ To: '+14155550101' }],
+			{ type: TOOL, laterInputs: [[{ To: '+14155550101' }]] },
+		);
+
+		const [first, second] = result.run.data.resultData.runData['Voice Agent'].map(
+			(task) => task.data?.main[0]?.[0].json,
+		);
+		expect(first).not.toHaveProperty('skipped');
+		expect(second).toMatchObject({
+			id: first?.id,
+			skipped: true,
+			skipReason: `This tool already called +14155550101 in this execution (call ${first?.id as string}), so it was not called again`,
+		});
+		expect(await allCalls(sandbox)).toHaveLength(1);
 	});
 
 	test('Max Calls per Run set higher allows that many', async () => {

@@ -2,6 +2,7 @@ import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import type { NewCall } from '../../../shared/api';
+import { runsAsTool } from './allowedDestinations';
 
 /**
  * What the node remembers of a call it set out to place, in the execution's node context
@@ -31,9 +32,11 @@ function memoryOf(context: IExecuteFunctions): Memory | undefined {
 
 /**
  * The item's place in the execution: a node that runs several times (a loop) gets a new run index
- * each time, so its items never meet the calls of another run's items.
+ * each time, so its items never meet the calls of another run's items. An AI tool gets a new run index
+ * for every use and every retry, so there the number is the place: a tool dials a number once per execution.
  */
-function slotOf(context: IExecuteFunctions, itemIndex: number): string {
+function slotOf(context: IExecuteFunctions, itemIndex: number, body: NewCall): string {
+	if (runsAsTool(context)) return `tool:${body.from}:${body.to}`;
 	return `${context.getWorkflowDataProxy(itemIndex).$runIndex as number}:${itemIndex}`;
 }
 
@@ -58,7 +61,7 @@ export function rememberedCall(
 		}
 		return undefined;
 	}
-	const placed = memory[slotOf(context, itemIndex)];
+	const placed = memory[slotOf(context, itemIndex, body)];
 	if (!placed || placed.from !== body.from || placed.to !== body.to) return undefined;
 	if (placed.callId === undefined) {
 		throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
@@ -75,7 +78,7 @@ export function rememberedCall(
 export function rememberAttempt(context: IExecuteFunctions, itemIndex: number, body: NewCall) {
 	const memory = memoryOf(context);
 	if (!memory) return;
-	memory[slotOf(context, itemIndex)] = {
+	memory[slotOf(context, itemIndex, body)] = {
 		from: body.from,
 		to: body.to,
 		executionId: context.getExecutionId(),
@@ -86,11 +89,12 @@ export function rememberAttempt(context: IExecuteFunctions, itemIndex: number, b
 export function rememberOutcome(
 	context: IExecuteFunctions,
 	itemIndex: number,
+	body: NewCall,
 	callId: string | undefined,
 ) {
 	const memory = memoryOf(context);
 	if (!memory) return;
-	const slot = slotOf(context, itemIndex);
+	const slot = slotOf(context, itemIndex, body);
 	if (callId === undefined) delete memory[slot];
 	else if (memory[slot]) memory[slot].callId = callId;
 }

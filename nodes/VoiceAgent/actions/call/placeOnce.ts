@@ -4,6 +4,7 @@ import { getCall, type CallFilter, type NewCall } from '../../../shared/api';
 import { asNodeError, isOutcomeUnknown } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
+import { runsAsTool } from './allowedDestinations';
 import { rememberAttempt, rememberedCall, rememberOutcome } from './callMemory';
 import { reserveCallSlot } from './maxCallsPerRun';
 import { recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
@@ -35,12 +36,14 @@ export async function placeOnce(
 	const remembered = rememberedCall(context, itemIndex, body);
 	if (remembered?.callId !== undefined) {
 		const call = await getCall(context, remembered.callId);
-		if (remembered.executionId === context.getExecutionId()) return call;
-		return {
-			...call,
-			skipped: true,
-			skipReason: `Execution ${remembered.executionId}, which this execution retries, placed this call already, so it was not placed again`,
-		};
+		if (remembered.executionId !== context.getExecutionId()) {
+			const skipReason = `Execution ${remembered.executionId}, which this execution retries, placed this call already, so it was not placed again`;
+			return { ...call, skipped: true, skipReason };
+		}
+		// An AI model that asks again learns that the number was called; a workflow's retry gets its call.
+		if (!runsAsTool(context)) return call;
+		const skipReason = `This tool already called ${body.to} in this execution (call ${call.id}), so it was not called again`;
+		return { ...call, skipped: true, skipReason };
 	}
 	const recent = await recentlyCalled(context, filter, settings.windowMinutes);
 	if (recent) return recent;
@@ -49,13 +52,13 @@ export async function placeOnce(
 	rememberAttempt(context, itemIndex, body);
 	try {
 		const call = await place();
-		rememberOutcome(context, itemIndex, call.id);
+		rememberOutcome(context, itemIndex, body, call.id);
 		return call;
 	} catch (error) {
 		// Only a failure that certainly placed nothing frees the slot and the item for another try.
 		if (!isOutcomeUnknown(error)) {
 			release();
-			rememberOutcome(context, itemIndex, undefined);
+			rememberOutcome(context, itemIndex, body, undefined);
 		}
 		throw asNodeError(context, error);
 	}
