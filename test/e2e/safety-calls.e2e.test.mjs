@@ -203,11 +203,11 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 
 		const refused = await executeWorkflow(userFolder, refusing);
 
-		assert.match(
-			refused.data.resultData.error?.message ?? '',
-			new RegExp(
-				`Allowed Destinations are empty: as an AI tool this node contacts only numbers listed there, so \${ALLOWED[0]} was not contacted`,
-			),
+		// What the AI Agent would hand the model: the refusal and what to do about it.
+		assert.equal(
+			refused.data.resultData.error?.message,
+			`Error executing tool: Allowed Destinations are empty: as an AI tool this node contacts only numbers listed there, so ${ALLOWED[0]} was not contacted [item 0]\n\n` +
+				'Details: Set Allowed Destinations (Options) in the node to the numbers or prefixes the AI model may reach.',
 		);
 		assert.deepEqual(await api.requestLog(), []);
 

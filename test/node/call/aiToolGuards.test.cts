@@ -223,6 +223,18 @@ describe('Call → Set Context and Allowed Destinations', () => {
 		expect(await apiRequests()).toEqual([]);
 	});
 
+	test('as an AI tool, without them, a call by ID gets no context and is not even read', async () => {
+		const call = await placeCall(sandbox, await createAgent(sandbox), { to: '+14155550123' });
+		await sandbox.clearRequests();
+
+		const result = await run(setContext({ callBy: 'id', callId: call.id }), [{}], { type: TOOL });
+
+		expect(result.error?.message).toBe(
+			`Allowed Destinations are empty: as an AI tool this node contacts only numbers listed there, so call ${call.id as string} was not contacted [item 0]`,
+		);
+		expect(await apiRequests()).toEqual([]);
+	});
+
 	test('a call by ID whose number is outside them gets no context; one inside does', async () => {
 		const agent = await createAgent(sandbox);
 		const outside = await placeCall(sandbox, agent, { to: '+12125550123' });

@@ -63,6 +63,34 @@ export function toolUseOf(context: IExecuteFunctions): ToolUse | undefined {
 	return { savedValue: options?.allowedDestinations };
 }
 
+/**
+ * The rules, after the checks an AI tool needs before anything is sent: rules set by the workflow (not
+ * by the model), and some at all. `target` names who was not contacted (a number, or a call).
+ */
+export function checkToolRules(
+	validate: InputValidator,
+	value: unknown,
+	tool: ToolUse | undefined,
+	target: string,
+): string[] {
+	if (tool && filledByModel(tool.savedValue)) {
+		validate.fail(
+			'Allowed Destinations',
+			`must not be filled by the AI model ($fromAI): ${target} was not contacted`,
+			'The numbers an AI tool may reach are set in the node by the workflow, never chosen by the model.',
+		);
+	}
+	const rules = parseRules(validate, value ?? '');
+	if (tool && rules.length === 0) {
+		validate.fail(
+			'Allowed Destinations',
+			`are empty: as an AI tool this node contacts only numbers listed there, so ${target} was not contacted`,
+			'Set Allowed Destinations (Options) in the node to the numbers or prefixes the AI model may reach.',
+		);
+	}
+	return rules;
+}
+
 /** How a refusal is worded: the field holding the number, and what did not happen. */
 export interface Refusal {
 	field: string;
@@ -87,21 +115,7 @@ export function checkAllowedDestination(
 	tool?: ToolUse,
 	refused: Refusal = CALL_REFUSED,
 ): void {
-	if (tool && filledByModel(tool.savedValue)) {
-		validate.fail(
-			'Allowed Destinations',
-			`must not be filled by the AI model ($fromAI): ${to} was not contacted`,
-			'The numbers an AI tool may reach are set in the node by the workflow, never chosen by the model.',
-		);
-	}
-	const rules = parseRules(validate, value ?? '');
-	if (tool && rules.length === 0) {
-		validate.fail(
-			'Allowed Destinations',
-			`are empty: as an AI tool this node contacts only numbers listed there, so ${to} was not contacted`,
-			'Set Allowed Destinations (Options) in the node to the numbers or prefixes the AI model may reach.',
-		);
-	}
+	const rules = checkToolRules(validate, value, tool, to);
 	if (rules.length === 0 || rules.some((rule) => to.startsWith(rule))) return;
 	validate.fail(
 		`${refused.field} ${to}`,

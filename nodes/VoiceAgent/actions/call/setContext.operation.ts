@@ -9,6 +9,7 @@ import { InputValidator } from '../../../shared/validation';
 import {
 	allowedContextDestinationsOption,
 	checkAllowedDestination,
+	checkToolRules,
 	toolUseOf,
 	type Refusal,
 } from './allowedDestinations';
@@ -125,13 +126,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	validate.nonEmptyString(context, 'Context');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const tool = toolUseOf(this);
-	const guarded = tool !== undefined || `${options.allowedDestinations ?? ''}`.trim() !== '';
 	const checkNumber = (number: string) =>
 		checkAllowedDestination(validate, number, options.allowedDestinations, tool, CONTEXT_REFUSED);
 	if (this.getNodeParameter('callBy', itemIndex, 'id') !== 'clientNumber') {
 		const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
 		// The guard needs the call's customer number, which only the call itself tells.
-		if (guarded) checkNumber((await getCall(this, id)).to);
+		const rules = checkToolRules(validate, options.allowedDestinations, tool, `call ${id}`);
+		if (rules.length > 0) checkNumber((await getCall(this, id)).to);
 		return await setCallContext(this, id, context);
 	}
 	const clientNumber = validate.e164(
