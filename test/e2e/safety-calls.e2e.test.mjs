@@ -171,8 +171,9 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 			type: '@n8n/n8n-nodes-langchain.toolExecutor',
 			typeVersion: 1,
 			position: [200, 0],
+			// n8n 2.x reads the tool's arguments under its name, 1.x takes the whole query as them.
 			parameters: {
-				query: JSON.stringify({ Place_call: { To: ALLOWED[0] } }),
+				query: JSON.stringify({ Place_call: { To: ALLOWED[0] }, To: ALLOWED[0] }),
 				toolName: '',
 				node: '',
 			},

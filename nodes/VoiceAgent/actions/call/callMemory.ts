@@ -37,7 +37,18 @@ function memoryOf(context: IExecuteFunctions): Memory | undefined {
  */
 function slotOf(context: IExecuteFunctions, itemIndex: number, body: NewCall): string {
 	if (runsAsTool(context)) return `tool:${body.from}:${body.to}`;
-	return `${context.getWorkflowDataProxy(itemIndex).$runIndex as number}:${itemIndex}`;
+	return `${runIndexOf(context)}:${itemIndex}`;
+}
+
+/** The node run's index, the same for all its items: read once per run (a data proxy is not cheap). */
+const runIndexes = new WeakMap<object, number>();
+function runIndexOf(context: IExecuteFunctions): number {
+	let runIndex = runIndexes.get(context);
+	if (runIndex === undefined) {
+		runIndex = context.getWorkflowDataProxy(0).$runIndex as number;
+		runIndexes.set(context, runIndex);
+	}
+	return runIndex;
 }
 
 /**
