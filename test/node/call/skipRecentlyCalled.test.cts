@@ -44,7 +44,7 @@ describe('version 1.2 (the default)', () => {
 		});
 		expect(skipped.skipReason).toMatch(
 			new RegExp(
-				`^This agent's call ${first.id} to \\+14155550123 began 0 min \\d+ s ago, so it was not called again \\(Skip Numbers Called in the Last \\(Minutes\\): 15\\)$`,
+				`^Call ${first.id} of agent ${agent.id} to \\+14155550123 began 0 min \\d+ s ago, so it was not called again \\(Skip Numbers Called in the Last \\(Minutes\\): 15\\)$`,
 			),
 		);
 		expect(skipped.transcript.length).toBeGreaterThan(0);
@@ -59,7 +59,7 @@ describe('version 1.2 (the default)', () => {
 
 		expect(skipped).toMatchObject({ id: live.id, status: 'in_progress', skipped: true });
 		expect(skipped.skipReason).toBe(
-			`This agent's call ${live.id} to +14155550123 is still in progress, so it was not called again (Skip Numbers Called in the Last (Minutes): 1)`,
+			`Call ${live.id} of agent ${agent.id} to +14155550123 is still in progress, so it was not called again (Skip Numbers Called in the Last (Minutes): 1)`,
 		);
 		expect((await allCalls(sandbox)).map((call) => call.id)).toEqual([live.id]);
 	});
@@ -97,6 +97,18 @@ describe('version 1.2 (the default)', () => {
 
 		expect(placed).toMatchObject({ to: '+14155550123', status: 'in_progress' });
 		expect(placed).not.toHaveProperty('skipped');
+	});
+
+	test("From by phone number: the account's calls to the number count, whichever agent made them", async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		const other = await createAgent(sandbox, { name: 'Other Desk' });
+		const earlier = await placeCall(sandbox, other, { to: '+14155550123' });
+
+		const [skipped] = jsonOf(await run(1.2, { from: rl(agent.phone_number, 'phoneNumber') }));
+
+		expect(skipped).toMatchObject({ id: earlier.id, skipped: true });
+		expect(skipped.skipReason).toMatch(new RegExp(`^Call ${earlier.id} of agent ${other.id} to `));
+		expect(await allCalls(sandbox)).toHaveLength(1);
 	});
 
 	test('0 turns it off', async () => {

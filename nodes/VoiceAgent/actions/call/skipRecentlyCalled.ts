@@ -52,7 +52,7 @@ export function recentCallReason(
 	serviceDate: string | undefined,
 	windowMinutes: number,
 ): string | undefined {
-	const of = `This agent's call ${call.id} to ${call.client_number}`;
+	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
 	const notAgain = `so it was not called again (${FIELD}: ${windowMinutes})`;
 	if (call.status === 'in_progress') return `${of} is still in progress, ${notAgain}`;
 	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - Date.parse(call.created_at));
