@@ -21,11 +21,12 @@ export class VoiceAgent implements INodeType {
 			dark: 'file:../../icons/voiceAgent.dark.svg',
 		},
 		group: ['transform'],
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// 1.2: Call → Create skips a number its agent called in the last minutes (a re-run, a redelivery).
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		// The chosen operation's action, as the node panel words it (test/node/description.test.cts).
 		subtitle:
-			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Place a real phone call", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
+			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Place a real phone call to an allowed number", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call with an allowed number"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description:
 			'Manage voice agents and their phone calls: create or update agents, place calls, read transcripts and push context into live calls',
 		defaults: { name: 'Voice Agent' },

@@ -121,10 +121,12 @@ describe('the default operation reads', () => {
 		);
 	}
 
-	test('a new node (version 1.1) defaults to Call → Get, and Agent → Get', async () => {
-		expect((await description()).defaultVersion).toBe(1.1);
-		expect(await resolved(1.1)).toMatchObject({ resource: 'call', operation: 'get' });
-		expect(await resolved(1.1, { resource: 'agent' })).toMatchObject({ operation: 'get' });
+	test('a new node (version 1.2) defaults to Call → Get, and Agent → Get, as 1.1 did', async () => {
+		expect((await description()).defaultVersion).toBe(1.2);
+		for (const version of [1.1, 1.2]) {
+			expect(await resolved(version)).toMatchObject({ resource: 'call', operation: 'get' });
+			expect(await resolved(version, { resource: 'agent' })).toMatchObject({ operation: 'get' });
+		}
 	});
 
 	test('a new node with nothing but a call ID reads that call', async () => {
@@ -166,10 +168,10 @@ describe('the default operation reads', () => {
 
 describe('what an AI model is told about each operation', () => {
 	test.each([
-		['call', 'create', 'Place a real phone call in Voice Agent'],
+		['call', 'create', 'Place a real phone call to an allowed number in Voice Agent'],
 		['call', 'get', 'Get a call in Voice Agent'],
 		['call', 'getMany', 'Get many calls in Voice Agent'],
-		['call', 'setContext', 'Set the context of a live call in Voice Agent'],
+		['call', 'setContext', 'Set the context of a live call with an allowed number in Voice Agent'],
 		['agent', 'delete', 'Delete an agent in Voice Agent'],
 	])('%s → %s: "%s"', async (resource, operation, toolDescription) => {
 		const type = (await loadPackage()).node(`${PACKAGE_NAME}.voiceAgent`);
@@ -197,7 +199,10 @@ describe('what an AI model is told about each operation', () => {
 				),
 		);
 		expect(descriptions['call.create']).toBe(
-			"Places a real phone call from the agent's number to the number given",
+			"Places a real phone call from the agent's number to the number given, only to numbers in Allowed Destinations; as an AI tool it calls nobody without them and at most Max Calls per Run times per execution",
+		);
+		expect(descriptions['call.setContext']).toMatch(
+			/Only calls with numbers in Allowed Destinations; as an AI tool none without them\.$/,
 		);
 		for (const read of ['call.get', 'call.getMany', 'agent.get', 'agent.getMany'])
 			expect(descriptions[read]).toMatch(/changes nothing$/);

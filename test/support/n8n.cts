@@ -56,7 +56,11 @@ export function loadPackage(): Promise<LoadedPackage> {
 			const short = type.startsWith(`${PACKAGE_NAME}.`)
 				? type.slice(PACKAGE_NAME.length + 1)
 				: type;
-			const entry = loader.nodeTypes[short];
+			// n8n makes the tool variant (`voiceAgentTool`) of a node usable as a tool from the node itself:
+			// the same execute, run with the tool's type in the workflow.
+			const entry =
+				loader.nodeTypes[short] ??
+				(short.endsWith('Tool') ? loader.nodeTypes[short.slice(0, -'Tool'.length)] : undefined);
 			if (!entry) throw new Error(`Unknown node type ${type}`);
 			return entry.type;
 		};

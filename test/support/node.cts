@@ -52,9 +52,36 @@ export interface RunNodeOptions {
 	staticData?: IDataObject;
 	/** Stops the run once this settles, as n8n's "Stop execution" does (it cancels the engine's promise). */
 	cancelWhen?: Promise<unknown>;
+	/** The node's settings, e.g. Retry On Fail: `{ retryOnFail: true, maxTries: 3, waitBetweenTries: 0 }`. */
+	settings?: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries' | 'onError'>;
+	/** More runs of the node in the same execution after the first (as a loop gives it), each with its items. */
+	laterInputs?: IDataObject[][];
+	/** The execution's id (default test-execution). */
+	executionId?: string;
+	/**
+	 * The saved state of an earlier execution to go on from, as n8n's *Retry execution* does: its
+	 * context data (what nodes remember) is kept, its failed run of the node is dropped.
+	 */
+	retryOf?: IRun;
 }
 
 export const NODE_NAME = 'Voice Agent';
+
+/**
+ * What n8n's *Retry execution* starts from (packages/cli ExecutionService.retry): the failed execution's
+ * saved state as JSON, without its error and without the failed run of the node that stopped it.
+ */
+function retryStateOf(failed: IRun, node: INode): IRunExecutionData {
+	const data = JSON.parse(JSON.stringify(failed.data)) as IRunExecutionData;
+	delete data.resultData.error;
+	const nodeRuns = data.resultData.runData[node.name];
+	if (nodeRuns?.at(-1)?.error !== undefined) nodeRuns.pop();
+	// "Retry with currently saved workflow": the node as it is now, with its saved state.
+	for (const entry of data.executionData?.nodeExecutionStack ?? []) {
+		if (entry.node.name === node.name) entry.node = node;
+	}
+	return data;
+}
 
 /** Runs one node of the package over the given input items, in a real workflow execution. */
 export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
@@ -69,6 +96,7 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		parameters: options.parameters,
 		credentials: nodeCredentials(),
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...options.settings,
 	};
 	const workflow = new Workflow({
 		id: 'test-workflow',
@@ -81,7 +109,7 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		staticData: options.staticData,
 	});
 	const mode = options.mode ?? 'manual';
-	const hooks = new ExecutionLifecycleHooks(mode, 'test-execution', {
+	const hooks = new ExecutionLifecycleHooks(mode, options.executionId ?? 'test-execution', {
 		id: 'test-workflow',
 		name: 'Test',
 		nodes: [node],
@@ -97,25 +125,35 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		hooks.addHandler('workflowExecuteAfter', (run) => resolve(run));
 	});
 
-	const input = (options.input ?? [{}]).map((json) => ({ json }));
-	const runExecutionData = {
+	const runs = [options.input ?? [{}], ...(options.laterInputs ?? [])];
+	const stack = runs.map((items) => ({
+		node,
+		data: { main: [items.map((json) => ({ json }))] },
+		source: null,
+	}));
+	const runExecutionData = (options.retryOf ? retryStateOf(options.retryOf, node) : undefined) ?? {
 		startData: {},
 		resultData: { runData: {} },
 		executionData: {
 			contextData: {},
 			metadata: {},
-			nodeExecutionStack: [{ node, data: { main: [input] }, source: null }],
+			nodeExecutionStack: stack,
 			waitingExecution: {},
 			waitingExecutionSource: null,
 		},
-	} as unknown as IRunExecutionData;
+	};
 	const additionalData = additionalDataFor(pkg, options.credentials, hooks);
-	const execution = new WorkflowExecute(additionalData, mode, runExecutionData);
+	additionalData.executionId = options.executionId ?? 'test-execution';
+	const execution = new WorkflowExecute(
+		additionalData,
+		mode,
+		runExecutionData as unknown as IRunExecutionData,
+	);
 	const running = execution.processRunExecutionData(workflow);
 	void options.cancelWhen?.then(() => running.cancel());
 	await running;
 	const run = await finished;
-	const taskData = run.data.resultData.runData[nodeName]?.[0];
+	const taskData = run.data.resultData.runData[nodeName]?.at(-1);
 	return {
 		items: taskData?.data?.main?.[0] ?? [],
 		error: (taskData?.error ?? run.data.resultData.error) as NodeRun['error'],

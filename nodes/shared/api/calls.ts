@@ -1,7 +1,7 @@
 /** Every request about calls. Operations and triggers call these, never the transport. */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { RequestOptions, VoiceAgentContext } from '../transport';
+import type { AttemptReport, RequestOptions, VoiceAgentContext } from '../transport';
 import { cursorPages, MAX_PAGE_SIZE, paginateCursor, voiceAgentApiRequest } from '../transport';
 import { CALL_CONTEXT_FIELDS, CALL_FIELDS } from '../fields';
 import type { Call, CallSummary } from '../types';
@@ -120,4 +120,22 @@ export async function findLiveCalls(
 		for (const call of calls) if (call.status === 'in_progress') found.live.push(call);
 	}
 	return found;
+}
+
+export interface NewestCall {
+	/** The newest call of the filter, if there is one. */
+	call?: CallSummary;
+	/** The service's own time of its answer (the Date header), to date the call without n8n's clock. */
+	serviceDate?: string;
+}
+
+/** The newest call of the filter, with the time the service answered (one request). */
+export async function newestCall(
+	context: VoiceAgentContext,
+	filter: CallFilter,
+): Promise<NewestCall> {
+	let serviceDate: string | undefined;
+	const observer = { onAttempt: (attempt: AttemptReport) => (serviceDate = attempt.serviceDate) };
+	const [call] = await paginateCursor<CallSummary>(context, callsList(filter), 1, { observer });
+	return { call, serviceDate };
 }

@@ -18,6 +18,12 @@ export function isOutcomeUnknown(error: unknown): boolean {
 	return error instanceof NodeApiError && error.context[OUTCOME_UNKNOWN] === true;
 }
 
+/** Marks an error of the caller's own, e.g. "the call may have been placed", as an unknown outcome. */
+export function markOutcomeUnknown<T extends NodeApiError>(error: T): T {
+	error.context[OUTCOME_UNKNOWN] = true;
+	return error;
+}
+
 /** Whether an error is a 404 of the service (the resource does not exist). */
 export function isNotFound(error: unknown): boolean {
 	return error instanceof NodeApiError && error.httpCode === '404';

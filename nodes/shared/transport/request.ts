@@ -107,6 +107,7 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 			status: outcome.kind === 'answer' ? outcome.status : undefined,
 			latencyMs: Date.now() - started,
 			retryAfterMs: outcome.kind === 'answer' ? outcome.retryAfterMs : undefined,
+			serviceDate: response?.headers?.date as string | undefined,
 		});
 		throwIfCancelled(context, signal);
 		const decision = decideRetry(outcome, request.idempotent, spent, budget);

@@ -41,6 +41,8 @@ export interface AttemptReport {
 	latencyMs: number;
 	/** What a 429's Retry-After asked for. */
 	retryAfterMs?: number;
+	/** The answer's Date header: the service's own time, for comparisons with its timestamps. */
+	serviceDate?: string;
 }
 
 /**

@@ -19,8 +19,9 @@ const operation: INodeProperties = {
 		{
 			name: 'Create',
 			value: 'create',
-			description: "Places a real phone call from the agent's number to the number given",
-			action: 'Place a real phone call',
+			description:
+				"Places a real phone call from the agent's number to the number given, only to numbers in Allowed Destinations; as an AI tool it calls nobody without them and at most Max Calls per Run times per execution",
+			action: 'Place a real phone call to an allowed number',
 		},
 		{
 			name: 'Get',
@@ -39,8 +40,8 @@ const operation: INodeProperties = {
 			name: 'Set Context',
 			value: 'setContext',
 			description:
-				'Changes what the agent knows during a call in progress; the agent uses it at once',
-			action: 'Set the context of a live call',
+				'Changes what the agent knows during a call in progress; the agent uses it at once. Only calls with numbers in Allowed Destinations; as an AI tool none without them.',
+			action: 'Set the context of a live call with an allowed number',
 		},
 	],
 	default: 'get',

@@ -1,4 +1,4 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { InputValidator } from '../../../shared/validation';
 
@@ -10,8 +10,25 @@ export const allowedDestinationsOption: INodeProperties = {
 	default: '',
 	placeholder: 'e.g. +1415, +442071234567',
 	description:
-		'Phone numbers and prefixes in E.164, separated by commas. A call goes only to a number that starts with one of them; any other To fails before anything is sent. Empty: any number. Recommended whenever an AI model or outside data fills To.',
+		'Phone numbers and prefixes in E.164, separated by commas. A call goes only to a number that starts with one of them; any other To fails before anything is sent. Empty: any number, except when the node is an AI tool: then nobody is called. Recommended whenever an AI model or outside data fills To.',
 };
+
+/** Set Context's guard: a context goes only into a live call with an allowed number. */
+export const allowedContextDestinationsOption: INodeProperties = {
+	...allowedDestinationsOption,
+	description:
+		"Phone numbers and prefixes in E.164, separated by commas. A context goes only into a call whose customer's number starts with one of them; any other call fails before the context is sent. Empty: any call, except when the node is an AI tool: then no call gets a context.",
+};
+
+/** Whether the node runs as an AI Agent's tool: n8n gives the tool variant a type ending in "Tool". */
+export function runsAsTool(context: IExecuteFunctions): boolean {
+	return context.getNode().type.endsWith('Tool');
+}
+
+/** Whether a parameter as saved is filled by the AI model ($fromAI), which must never choose its own rules. */
+function filledByModel(saved: unknown): boolean {
+	return typeof saved === 'string' && saved.startsWith('=') && /\$fromai\s*\(/i.test(saved);
+}
 
 const SEPARATORS = /[\s().-]/g;
 
@@ -32,17 +49,77 @@ function parseRules(validate: InputValidator, value: unknown): string[] {
 	return rules;
 }
 
-/** Fails unless `to` (E.164) starts with one of the allowed destinations; no rules allow any number. */
+/** As an AI tool: the parameter as saved in the workflow, to tell rules from a model's choice. */
+export interface ToolUse {
+	savedValue: unknown;
+}
+
+/** How the node runs: as an AI tool, with the saved Allowed Destinations of `options` (Create, Set Context). */
+export function toolUseOf(context: IExecuteFunctions): ToolUse | undefined {
+	if (!runsAsTool(context)) return undefined;
+	const options = context.getNode().parameters.options as
+		| { allowedDestinations?: unknown }
+		| undefined;
+	return { savedValue: options?.allowedDestinations };
+}
+
+/**
+ * The rules, after the checks an AI tool needs before anything is sent: rules set by the workflow (not
+ * by the model), and some at all. `target` names who was not contacted (a number, or a call).
+ */
+export function checkToolRules(
+	validate: InputValidator,
+	value: unknown,
+	tool: ToolUse | undefined,
+	target: string,
+): string[] {
+	if (tool && filledByModel(tool.savedValue)) {
+		validate.fail(
+			'Allowed Destinations',
+			`must not be filled by the AI model ($fromAI): ${target} was not contacted`,
+			'The numbers an AI tool may reach are set in the node by the workflow, never chosen by the model.',
+		);
+	}
+	const rules = parseRules(validate, value ?? '');
+	if (tool && rules.length === 0) {
+		validate.fail(
+			'Allowed Destinations',
+			`are empty: as an AI tool this node contacts only numbers listed there, so ${target} was not contacted`,
+			'Set Allowed Destinations (Options) in the node to the numbers or prefixes the AI model may reach.',
+		);
+	}
+	return rules;
+}
+
+/** How a refusal is worded: the field holding the number, and what did not happen. */
+export interface Refusal {
+	field: string;
+	outcome: string;
+	where: string;
+}
+
+const CALL_REFUSED: Refusal = {
+	field: 'To',
+	outcome: 'no call was placed',
+	where: 'Call → Create → Options',
+};
+
+/**
+ * Fails unless `to` (E.164) starts with one of the allowed destinations. No rules allow any number,
+ * except for an AI tool: it fails closed, and so do rules the model fills in.
+ */
 export function checkAllowedDestination(
 	validate: InputValidator,
 	to: string,
 	value: unknown,
+	tool?: ToolUse,
+	refused: Refusal = CALL_REFUSED,
 ): void {
-	const rules = parseRules(validate, value ?? '');
+	const rules = checkToolRules(validate, value, tool, to);
 	if (rules.length === 0 || rules.some((rule) => to.startsWith(rule))) return;
 	validate.fail(
-		`To ${to}`,
-		`is not among the Allowed Destinations (${rules.join(', ')}): no call was placed`,
-		'Only numbers that start with one of the Allowed Destinations (Call → Create → Options) are called.',
+		`${refused.field} ${to}`,
+		`is not among the Allowed Destinations (${rules.join(', ')}): ${refused.outcome}`,
+		`Only numbers that start with one of the Allowed Destinations (${refused.where}) are reached.`,
 	);
 }

@@ -15,12 +15,24 @@ import {
 	type AgentLocatorValue,
 	type ResolvedAgent,
 } from '../../../shared/resolveAgent';
-import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
+import {
+	asNodeError,
+	isOutcomeUnknown,
+	markOutcomeUnknown,
+	waitUnlessCancelled,
+} from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import { CALL_FIELDS } from '../../../shared/fields';
 import { readOncePerRun } from '../../../shared/runCache';
 import { InputValidator } from '../../../shared/validation';
-import { allowedDestinationsOption, checkAllowedDestination } from './allowedDestinations';
+import {
+	allowedDestinationsOption,
+	checkAllowedDestination,
+	toolUseOf,
+} from './allowedDestinations';
+import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
+import { placeOnce } from './placeOnce';
+import { skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
 import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
@@ -57,8 +69,10 @@ const properties: INodeProperties[] = [
 		description:
 			"What the agent should know for this call, e.g. the customer's name and the reason for calling",
 	},
+	skipRecentlyCalledProperty,
 	optionsCollection([
 		allowedDestinationsOption,
+		maxCallsPerRunOption,
 		{
 			displayName: 'User Speaks First',
 			name: 'userSpeaksFirst',
@@ -147,13 +161,14 @@ async function placeCall(
 			lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
 		}
 		if (placed) return placed;
-		throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
+		const unconfirmed = new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
 			message: `The call to ${body.to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
 			description:
 				`The service did not confirm the call, and no new call from ${body.from} to ${body.to} could be found in the call list afterwards.${lookupFailure} ` +
 				'The node does not try again on its own, so that nobody is phoned twice.',
 			itemIndex,
 		});
+		throw markOutcomeUnknown(unconfirmed);
 	}
 }
 
@@ -162,7 +177,9 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const from = this.getNodeParameter('from', itemIndex) as AgentLocatorValue;
 	const to = validate.e164(this.getNodeParameter('to', itemIndex), 'To');
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	checkAllowedDestination(validate, to, options.allowedDestinations);
+	checkAllowedDestination(validate, to, options.allowedDestinations, toolUseOf(this));
+	const maxCalls = maxCallsPerRun(this, validate, options);
+	const windowMinutes = skipWindowMinutes(this, validate, itemIndex);
 	const callContext = validate.text(this.getNodeParameter('context', itemIndex, ''), 'Context');
 	const wait = waitSettings(this, itemIndex, options);
 
@@ -182,6 +199,11 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	validate.requestBody(body, CALL_FIELDS);
 
 	const filter: CallFilter = agentId ? { clientNumber: to, agentId } : { clientNumber: to };
-	const call = await placeCall(this, body, filter, itemIndex);
+	const settings = { body, filter, itemIndex, maxCalls, windowMinutes };
+	const call = await placeOnce(this, validate, settings, async () => {
+		return await placeCall(this, body, filter, itemIndex);
+	});
+	// A call skipped as placed before is output as found: this run did not place it, so it does not wait.
+	if (call.skipped === true) return call;
 	return wait ? await waitForEnd(this, call, wait, itemIndex) : call;
 }

@@ -1,11 +1,18 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
-import { findLiveCalls, setCallContext, type CallFilter } from '../../../shared/api';
-import { agentLocator, callIdField } from '../../../shared/descriptions';
+import { findLiveCalls, getCall, setCallContext, type CallFilter } from '../../../shared/api';
+import { agentLocator, callIdField, optionsCollection } from '../../../shared/descriptions';
 import { resolveAgentId, type AgentLocatorValue } from '../../../shared/resolveAgent';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
+import {
+	allowedContextDestinationsOption,
+	checkAllowedDestination,
+	checkToolRules,
+	toolUseOf,
+	type Refusal,
+} from './allowedDestinations';
 
 const byClientNumber = { show: { callBy: ['clientNumber'] } };
 
@@ -56,7 +63,14 @@ const properties: INodeProperties[] = [
 		description:
 			'The new context for the agent, replacing the current one while the call goes on. Only calls in progress accept it.',
 	},
+	optionsCollection([allowedContextDestinationsOption]),
 ];
+
+const CONTEXT_REFUSED: Refusal = {
+	field: "The call's number",
+	outcome: 'no context was sent',
+	where: 'Call → Set Context → Options',
+};
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['call'], operation: ['setContext'] } },
@@ -110,14 +124,22 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const validate = new InputValidator(this.getNode(), itemIndex);
 	const context = validate.text(this.getNodeParameter('context', itemIndex), 'Context');
 	validate.nonEmptyString(context, 'Context');
+	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	const tool = toolUseOf(this);
+	const checkNumber = (number: string) =>
+		checkAllowedDestination(validate, number, options.allowedDestinations, tool, CONTEXT_REFUSED);
 	if (this.getNodeParameter('callBy', itemIndex, 'id') !== 'clientNumber') {
 		const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
+		// The guard needs the call's customer number, which only the call itself tells.
+		const rules = checkToolRules(validate, options.allowedDestinations, tool, `call ${id}`);
+		if (rules.length > 0) checkNumber((await getCall(this, id)).to);
 		return await setCallContext(this, id, context);
 	}
 	const clientNumber = validate.e164(
 		this.getNodeParameter('clientNumber', itemIndex),
 		'Client Number',
 	);
+	checkNumber(clientNumber);
 	const { call, search } = await liveCallOf(this, clientNumber, itemIndex);
 	return { ...(await setCallContext(this, call, context)), live_call_search: search };
 }

@@ -1,0 +1,79 @@
+import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import { getCall, newestCall, type CallFilter } from '../../../shared/api';
+import type { Call, CallSummary } from '../../../shared/types';
+import type { InputValidator } from '../../../shared/validation';
+
+/** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
+export const DEFAULT_WINDOW_MINUTES = 15;
+const FIRST_VERSION = 1.2;
+const FIELD = 'Skip Numbers Called in the Last (Minutes)';
+
+/** Call → Create's guard against the same call placed by two executions (a re-run, a redelivered event). */
+export const skipRecentlyCalledProperty: INodeProperties = {
+	displayName: FIELD,
+	name: 'skipCalledWithinMinutes',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: DEFAULT_WINDOW_MINUTES,
+	description:
+		'Leaves out a number this agent already called: when the agent\'s newest call to it is still in progress or began less than this many minutes ago (by the service\'s own clock), no call is placed and that call is output with "skipped": true. Guards against a workflow that runs twice for the same reason: a retried execution, a redelivered event. 0: never skip.',
+	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
+};
+
+/** The item's window in minutes; 0 (off) for nodes older than version 1.2. */
+export function skipWindowMinutes(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	itemIndex: number,
+): number {
+	if (context.getNode().typeVersion < FIRST_VERSION) return 0;
+	const value = context.getNodeParameter(
+		'skipCalledWithinMinutes',
+		itemIndex,
+		DEFAULT_WINDOW_MINUTES,
+	);
+	const minutes = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes < 0) {
+		validate.fail(FIELD, `must be a number of minutes, 0 or more (got ${JSON.stringify(value)})`);
+	}
+	return minutes;
+}
+
+const asMinutes = (ms: number) => `${Math.floor(ms / 60_000)} min ${Math.floor(ms / 1000) % 60} s`;
+
+/**
+ * Why the newest call to the number counts as recent, or undefined when it does not. Its age is the
+ * service's time of answering (Date header) minus its `created_at`: both the service's clock, never
+ * n8n's. A call whose age cannot be read counts as recent: the node errs on the side of not phoning.
+ */
+export function recentCallReason(
+	call: CallSummary,
+	serviceDate: string | undefined,
+	windowMinutes: number,
+): string | undefined {
+	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
+	const notAgain = `so it was not called again (${FIELD}: ${windowMinutes})`;
+	if (call.status === 'in_progress') return `${of} is still in progress, ${notAgain}`;
+	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - Date.parse(call.created_at));
+	if (Number.isNaN(ageMs)) {
+		return `${of} began at ${JSON.stringify(call.created_at)}, a time that could not be compared with the service's time of answering (${JSON.stringify(serviceDate ?? null)}), ${notAgain}`;
+	}
+	if (ageMs < windowMinutes * 60_000) return `${of} began ${asMinutes(ageMs)} ago, ${notAgain}`;
+	return undefined;
+}
+
+export type SkippedCall = Call & { skipped: true; skipReason: string };
+
+/** The agent's recent call to the number, in full and marked as not placed again; undefined: none. */
+export async function recentlyCalled(
+	context: IExecuteFunctions,
+	filter: CallFilter,
+	windowMinutes: number,
+): Promise<SkippedCall | undefined> {
+	if (windowMinutes <= 0) return undefined;
+	const { call, serviceDate } = await newestCall(context, filter);
+	const skipReason = call && recentCallReason(call, serviceDate, windowMinutes);
+	if (!call || !skipReason) return undefined;
+	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
+}

@@ -1,0 +1,147 @@
+/**
+ * Call → Create's *Skip Numbers Called in the Last (Minutes)*: a number the agent called recently (by the
+ * service's own clock) is not called again by another execution, e.g. a retried one or one started by a
+ * redelivered event; on by default from version 1.2. Run in n8n-core's real engine against the sandbox.
+ */
+import { allCalls, createAgent, endCall, placeCall, wire } from '../../support/api.cts';
+import { rl } from '../../support/n8n.cts';
+import { jsonOf, runNode } from '../../support/node.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+
+const sandbox = useSandbox({ callDurationMs: 60_000 });
+
+function run(typeVersion: number, parameters: Record<string, unknown> = {}, to = '+14155550123') {
+	return runNode({
+		parameters: {
+			resource: 'call',
+			operation: 'create',
+			from: rl('Front Desk', 'name'),
+			to,
+			...parameters,
+		},
+		credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+		typeVersion,
+	});
+}
+
+const dials = async () =>
+	(await wire(sandbox)).filter((request) => request.method === 'POST' && request.path === '/call');
+
+describe('version 1.2 (the default)', () => {
+	test('a second execution for the same number outputs the first call, marked as skipped', async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		const first = await placeCall(sandbox, agent, { to: '+14155550123' });
+		await endCall(sandbox, first.id);
+		await sandbox.clearRequests();
+
+		const [skipped] = jsonOf(await run(1.2));
+
+		expect(skipped).toMatchObject({
+			id: first.id,
+			to: '+14155550123',
+			status: 'completed',
+			skipped: true,
+		});
+		expect(skipped.skipReason).toMatch(
+			new RegExp(
+				`^Call ${first.id} of agent ${agent.id} to \\+14155550123 began 0 min \\d+ s ago, so it was not called again \\(Skip Numbers Called in the Last \\(Minutes\\): 15\\)$`,
+			),
+		);
+		expect(skipped.transcript.length).toBeGreaterThan(0);
+		expect(await dials()).toEqual([]);
+	});
+
+	test('a call still in progress is never joined by a second one', async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		const live = await placeCall(sandbox, agent, { to: '+14155550123' });
+
+		const [skipped] = jsonOf(await run(1.2, { skipCalledWithinMinutes: 1 }));
+
+		expect(skipped).toMatchObject({ id: live.id, status: 'in_progress', skipped: true });
+		expect(skipped.skipReason).toBe(
+			`Call ${live.id} of agent ${agent.id} to +14155550123 is still in progress, so it was not called again (Skip Numbers Called in the Last (Minutes): 1)`,
+		);
+		expect((await allCalls(sandbox)).map((call) => call.id)).toEqual([live.id]);
+	});
+
+	test('a call older than the window does not stop a new one; the node places it', async () => {
+		// Seeded calls have ended at least 10 minutes ago (the sandbox's seed).
+		await sandbox.seed({ calls: 1 });
+		const [old] = await allCalls(sandbox);
+
+		const result = await runNode({
+			parameters: {
+				resource: 'call',
+				operation: 'create',
+				from: rl(old.agent_id),
+				to: old.client_number,
+				skipCalledWithinMinutes: 5,
+			},
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+			typeVersion: 1.2,
+		});
+
+		const [placed] = jsonOf(result);
+		expect(placed).toMatchObject({ to: old.client_number, status: 'in_progress' });
+		expect(placed).not.toHaveProperty('skipped');
+		expect(placed.id).not.toBe(old.id);
+		expect(await dials()).toHaveLength(1);
+	});
+
+	test('another number, or the same number called by another agent, is called', async () => {
+		const other = await createAgent(sandbox, { name: 'Other Desk' });
+		await createAgent(sandbox, { name: 'Front Desk' });
+		await placeCall(sandbox, other, { to: '+14155550123' });
+
+		const [placed] = jsonOf(await run(1.2));
+
+		expect(placed).toMatchObject({ to: '+14155550123', status: 'in_progress' });
+		expect(placed).not.toHaveProperty('skipped');
+	});
+
+	test("From by phone number: the account's calls to the number count, whichever agent made them", async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		const other = await createAgent(sandbox, { name: 'Other Desk' });
+		const earlier = await placeCall(sandbox, other, { to: '+14155550123' });
+
+		const [skipped] = jsonOf(await run(1.2, { from: rl(agent.phone_number, 'phoneNumber') }));
+
+		expect(skipped).toMatchObject({ id: earlier.id, skipped: true });
+		expect(skipped.skipReason).toMatch(new RegExp(`^Call ${earlier.id} of agent ${other.id} to `));
+		expect(await allCalls(sandbox)).toHaveLength(1);
+	});
+
+	test('0 turns it off', async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		await placeCall(sandbox, agent, { to: '+14155550123' });
+
+		const [placed] = jsonOf(await run(1.2, { skipCalledWithinMinutes: 0 }));
+
+		expect(placed).not.toHaveProperty('skipped');
+		expect(await allCalls(sandbox)).toHaveLength(2);
+	});
+
+	test('a window that is not a number fails the item before anything is sent', async () => {
+		await createAgent(sandbox, { name: 'Front Desk' });
+		await sandbox.clearRequests();
+
+		const result = await run(1.2, { skipCalledWithinMinutes: '={{ "soon" }}' });
+
+		expect(result.error?.message).toBe(
+			'Skip Numbers Called in the Last (Minutes) must be a number of minutes, 0 or more (got "soon") [item 0]',
+		);
+		expect(await dials()).toEqual([]);
+	});
+});
+
+describe('version 1.1', () => {
+	test('calls the number again, as it always did', async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		await placeCall(sandbox, agent, { to: '+14155550123' });
+
+		const [placed] = jsonOf(await run(1.1));
+
+		expect(placed).not.toHaveProperty('skipped');
+		expect(await allCalls(sandbox)).toHaveLength(2);
+	});
+});
