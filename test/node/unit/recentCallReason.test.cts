@@ -16,7 +16,7 @@ const answeredAt = 'Mon, 23 Nov 2026 10:15:00 GMT';
 
 test('a call that began within the window is recent, measured from the Date of the same answer', () => {
 	expect(recentCallReason(ended('2026-11-23T10:00:30.000Z'), answeredAt, 15)).toBe(
-		"Call call_1 of agent agt_1 to +14155550123 began 14 min 30 s ago, so it was not called again (Skip Numbers Called in the Last (Minutes): 15)",
+		'Call call_1 of agent agt_1 to +14155550123 began 14 min 30 s ago, so it was not called again (Skip Numbers Called in the Last (Minutes): 15)',
 	);
 });
 
