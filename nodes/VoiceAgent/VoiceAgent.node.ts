@@ -21,8 +21,9 @@ export class VoiceAgent implements INodeType {
 			dark: 'file:../../icons/voiceAgent.dark.svg',
 		},
 		group: ['transform'],
-		version: [1, 1.1],
-		defaultVersion: 1.1,
+		// 1.1: the default operation is a read; 1.2: Agent → Get and Get Many simplify by default.
+		version: [1, 1.1, 1.2],
+		defaultVersion: 1.2,
 		// The chosen operation's action, as the node panel words it (test/node/description.test.cts).
 		subtitle:
 			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Place a real phone call", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
