@@ -15,7 +15,8 @@ export class VoiceAgentApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/voiceAgent.svg', dark: 'file:../icons/voiceAgent.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-voice-agent';
+	documentationUrl =
+		'https://github.com/n8n-nodes-voice-agent/n8n-nodes-voice-agent/blob/main/docs/credentials.md';
 
 	properties: INodeProperties[] = [
 		{
