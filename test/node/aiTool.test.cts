@@ -121,10 +121,12 @@ describe('the default operation reads', () => {
 		);
 	}
 
-	test('a new node (version 1.1) defaults to Call → Get, and Agent → Get', async () => {
-		expect((await description()).defaultVersion).toBe(1.1);
-		expect(await resolved(1.1)).toMatchObject({ resource: 'call', operation: 'get' });
-		expect(await resolved(1.1, { resource: 'agent' })).toMatchObject({ operation: 'get' });
+	test('a new node (version 1.2) and a version 1.1 node default to Call → Get, and Agent → Get', async () => {
+		expect((await description()).defaultVersion).toBe(1.2);
+		for (const version of [1.1, 1.2]) {
+			expect(await resolved(version)).toMatchObject({ resource: 'call', operation: 'get' });
+			expect(await resolved(version, { resource: 'agent' })).toMatchObject({ operation: 'get' });
+		}
 	});
 
 	test('a new node with nothing but a call ID reads that call', async () => {
