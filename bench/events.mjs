@@ -190,9 +190,10 @@ async function runMode(mode, { runtime, pack, sandbox, api, agent }) {
 		for (const [index, target] of TARGETS.entries()) {
 			await postConcurrently(
 				urls[target.key],
-				Array.from({ length: warmUp }, () => ({
+				// Distinct events: the trigger answers a repeated one as a redelivery and starts nothing.
+				Array.from({ length: warmUp }, (_, index) => ({
 					event_type: 'call_ended',
-					call_id: 'call_warm_up',
+					call_id: `call_warm_up_${index}`,
 				})),
 				{
 					concurrency: CONCURRENCY,

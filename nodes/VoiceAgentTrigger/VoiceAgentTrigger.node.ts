@@ -13,6 +13,7 @@ import { credentialTest, listSearch } from '../shared/methods';
 import { transcriptFormatOption } from '../shared/transcript';
 import { receiveEvent } from './events';
 import { checkExists, create, deleteWebhook } from './registration';
+import { tokenRotationOption } from './webhookToken';
 
 export class VoiceAgentTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -104,7 +105,7 @@ export class VoiceAgentTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call"',
+						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call". Only calls of this agent are fetched; otherwise "call_details_skipped" says why.',
 				},
 				transcriptFormatOption({
 					description: 'How to output the transcript of the call under "call"',
@@ -118,6 +119,7 @@ export class VoiceAgentTrigger implements INodeType {
 					description:
 						'Whether to take over an agent whose webhook points to another URL. The previous URL is put back when the workflow is unpublished or stops listening for a test event.',
 				},
+				tokenRotationOption,
 			]),
 		],
 	};

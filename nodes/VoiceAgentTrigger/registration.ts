@@ -1,31 +1,55 @@
-import { createHmac } from 'node:crypto';
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { findAgent, getAgent, upsertAgent } from '../shared/api';
-import { CREDENTIAL_TYPE } from '../shared/credential';
+import { findAgentWithToken, getAgentWithToken, upsertAgent } from '../shared/api';
 import { resolveAgentId, type AgentLocatorValue } from '../shared/resolveAgent';
 import type { RequestOptions } from '../shared/transport';
 import type { Agent } from '../shared/types';
-
-/** Query parameter of the registered URL that carries the trigger's secret. */
-export const SECRET_PARAMETER = 'token';
-
-/** 192 bits. */
-const SECRET_HEX_LENGTH = 48;
+import {
+	hashToken,
+	readTokenRotation,
+	TOKEN_PARAMETER,
+	tokenFor,
+	tokenMatches,
+	tokenOf,
+} from './webhookToken';
 
 type RegistrationKind = 'production' | 'test';
 
 /** What one registration (the test URL or the production URL) remembers between its hooks. */
 export interface Registration extends IDataObject {
-	secret: string;
+	/** SHA-256 of the URL's token: the token itself is only in the agent's webhook. */
+	tokenHash: string;
+	/** The Token Rotation the token was derived with. */
+	rotation: number;
 	agentId: string;
 	/** The webhook the agent had before this trigger took it over; '' when it had none. */
 	previousWebhook: string;
 	kind: RegistrationKind;
 }
 
-type RegistrationStore = Record<string, Registration>;
+/** As versions before hashing saved it: the token in clear, no rotation. */
+interface LegacyRegistration extends IDataObject {
+	secret: string;
+	agentId: string;
+	previousWebhook: string;
+	kind: RegistrationKind;
+}
+
+type SavedRegistration = Registration | LegacyRegistration;
+
+type RegistrationStore = Record<string, SavedRegistration>;
+
+function isLegacy(saved: SavedRegistration): saved is LegacyRegistration {
+	return typeof saved.secret === 'string';
+}
+
+/** Whether a token (as received or as the agent holds it) is the one a registration saved. */
+export function isTokenOf(saved: SavedRegistration, token: string): boolean {
+	return isLegacy(saved)
+		? tokenMatches(token, hashToken(saved.secret))
+		: tokenMatches(token, saved.tokenHash);
+}
 
 type StaticDataHolder = { getWorkflowStaticData(type: string): IDataObject };
 
@@ -38,11 +62,20 @@ export function registrations(context: StaticDataHolder): Readonly<RegistrationS
 	return (context.getWorkflowStaticData('node').registrations ?? {}) as RegistrationStore;
 }
 
-/** The registrations for the webhook methods, which change them. */
+/**
+ * The registrations for the webhook methods, which change them. Tokens an earlier version saved in
+ * clear are replaced by their hash here, so they leave static data at the next registration write.
+ */
 function writableRegistrations(context: StaticDataHolder): RegistrationStore {
 	const staticData = context.getWorkflowStaticData('node');
 	staticData.registrations ??= {};
-	return staticData.registrations as RegistrationStore;
+	const store = staticData.registrations as RegistrationStore;
+	for (const [url, saved] of Object.entries(store)) {
+		if (!isLegacy(saved)) continue;
+		const { secret, ...rest } = saved;
+		store[url] = { ...rest, tokenHash: hashToken(secret), rotation: 0 };
+	}
+	return store;
 }
 
 /** Registration runs when a workflow is published or n8n starts: fail fast and say why. */
@@ -100,7 +133,7 @@ class OwnUrls {
 		return new OwnUrls(url, origin, suffix);
 	}
 
-	/** Whether a registered webhook points at this very URL, whatever secret it carries. */
+	/** Whether a registered webhook points at this very URL, whatever token it carries. */
 	isThis(registered: string | undefined): boolean {
 		return registered !== undefined && withoutQuery(registered) === this.url;
 	}
@@ -117,22 +150,9 @@ class OwnUrls {
 		);
 	}
 
-	with(secret: string): string {
-		return `${this.url}?${SECRET_PARAMETER}=${secret}`;
+	with(token: string): string {
+		return `${this.url}?${TOKEN_PARAMETER}=${token}`;
 	}
-}
-
-/**
- * The secret of a URL: derived from the API key, so that every n8n main registering the same
- * trigger at the same time (several mains start together, or one restarts) sends the same URL and
- * saves the same secret, whoever writes last. Someone who sees the URL learns nothing of the key.
- */
-async function secretFor(context: IHookFunctions, url: string): Promise<string> {
-	const { apiKey } = await context.getCredentials(CREDENTIAL_TYPE);
-	return createHmac('sha256', String(apiKey))
-		.update(`n8n-nodes-voice-agent webhook\n${url}`)
-		.digest('hex')
-		.slice(0, SECRET_HEX_LENGTH);
 }
 
 function refusal(context: IHookFunctions, agent: Agent, current: string): NodeOperationError {
@@ -144,16 +164,24 @@ function refusal(context: IHookFunctions, agent: Agent, current: string): NodeOp
 	);
 }
 
+/**
+ * A registration saved in clear by an earlier version answers false, so that `create` saves it again
+ * hashed (sending nothing when the agent already holds its URL).
+ */
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	const own = OwnUrls.of(this);
 	const registration = registrations(this)[own.url];
-	if (!registration) return false;
-	const agent = await findAgent(this, await agentIdOf(this), ACTIVATION);
-	return agent?.webhook === own.with(registration.secret);
+	if (!registration || isLegacy(registration)) return false;
+	if (registration.rotation !== readTokenRotation(this)) return false;
+	const agent = await findAgentWithToken(this, await agentIdOf(this), ACTIVATION);
+	const token = tokenOf(agent?.webhook);
+	return (
+		token !== undefined && agent?.webhook === own.with(token) && isTokenOf(registration, token)
+	);
 }
 
 /**
- * Points the agent at this URL. Idempotent: when the agent already holds the URL with the secret
+ * Points the agent at this URL. Idempotent: when the agent already holds the URL with the token
  * this trigger keeps (or would make), nothing is sent. The agent's previous webhook is remembered
  * to be put back later, but never one of this trigger's own URLs, except that listening for a test
  * event on a published workflow puts the production URL back when it ends.
@@ -162,7 +190,8 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const own = OwnUrls.of(this);
 	const kind: RegistrationKind = this.getMode() === 'manual' ? 'test' : 'production';
 	const agentId = await agentIdOf(this);
-	const agent = await getAgent(this, agentId, ACTIVATION);
+	const rotation = readTokenRotation(this);
+	const agent = await getAgentWithToken(this, agentId, ACTIVATION);
 	const current = agent.webhook ?? '';
 	const store = writableRegistrations(this);
 	const earlier = store[own.url]?.agentId === agentId ? store[own.url] : undefined;
@@ -180,17 +209,35 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		previousWebhook = earlier?.previousWebhook ?? '';
 	}
 
-	const secret =
-		earlier && current === own.with(earlier.secret)
-			? earlier.secret
-			: await secretFor(this, own.url);
-	if (current !== own.with(secret)) await setAgentWebhook(this, agent, own.with(secret));
-	const registration: Registration = { secret, agentId, previousWebhook, kind };
-	const saved = store[own.url];
-	if (!saved || Object.entries(registration).some(([key, value]) => saved[key] !== value)) {
-		store[own.url] = registration;
-	}
+	// A token the agent holds from this registration stays (one an earlier version made, too) until
+	// the user changes Token Rotation; otherwise the derived one, the same on every main.
+	const held = tokenOf(current);
+	const earlierRotation = earlier && !isLegacy(earlier) ? earlier.rotation : 0;
+	const token =
+		earlier &&
+		held !== undefined &&
+		current === own.with(held) &&
+		isTokenOf(earlier, held) &&
+		earlierRotation === rotation
+			? held
+			: await tokenFor(this, own.url, rotation);
+	if (current !== own.with(token)) await setAgentWebhook(this, agent, own.with(token));
+	const registration: Registration = {
+		tokenHash: hashToken(token),
+		rotation,
+		agentId,
+		previousWebhook,
+		kind,
+	};
+	if (!sameRegistration(store[own.url], registration)) store[own.url] = registration;
 	return true;
+}
+
+/** Static data changes (and is saved) only when the registration does. */
+function sameRegistration(saved: SavedRegistration | undefined, wanted: Registration): boolean {
+	if (!saved) return false;
+	const keys = new Set([...Object.keys(saved), ...Object.keys(wanted)]);
+	return [...keys].every((key) => saved[key] === wanted[key]);
 }
 
 /**
@@ -203,7 +250,7 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const store = writableRegistrations(this);
 	const registration = store[own.url];
 	const agentId = registration?.agentId ?? (await agentIdOf(this));
-	const agent = await findAgent(this, agentId, ACTIVATION);
+	const agent = await findAgentWithToken(this, agentId, ACTIVATION);
 	const pointsHere =
 		registration?.kind === 'production' ? own.isOurs(agent?.webhook) : own.isThis(agent?.webhook);
 	// An agent deleted meanwhile has nothing left to restore.

@@ -1,6 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { MAX_URL_LENGTH, parseHttpUrl } from './baseUrl';
 import { fieldName, type FieldLabels } from './fields';
 
 /**
@@ -159,10 +160,16 @@ export class InputValidator {
 			.filter((entry) => entry !== '');
 	}
 
-	/** An http(s) URL, or empty to clear. */
+	/** An http(s) URL of at most 2,048 characters, or empty to clear; checked in linear time. */
 	urlOrEmpty(value: unknown, field: string): string {
 		const text = typeof value === 'string' ? value.trim() : '';
-		if (text !== '' && !/^https?:\/\/[^\s/]+\S*$/i.test(text)) {
+		if (text.length > MAX_URL_LENGTH) {
+			this.fail(
+				field,
+				`must be at most ${formatCount(MAX_URL_LENGTH)} characters (got ${formatCount(text.length)})`,
+			);
+		}
+		if (text !== '' && !parseHttpUrl(text)) {
 			this.fail(field, `must be an http:// or https:// URL (got ${JSON.stringify(value)})`);
 		}
 		return text;

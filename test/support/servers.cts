@@ -130,3 +130,66 @@ export async function startReceiver(): Promise<WebhookReceiver> {
 	};
 	return receiver;
 }
+
+/** A server standing for another origin: it records every request and answers 200 with an agent list. */
+export interface RecordingServer extends LocalServer {
+	/** "METHOD /path?query" of every request it received. */
+	requests: string[];
+	/** The Authorization headers it received (none must arrive). */
+	authorizations: string[];
+}
+
+export async function startRecordingServer(): Promise<RecordingServer> {
+	const requests: string[] = [];
+	const authorizations: string[] = [];
+	const local = await listen(
+		http.createServer((request, response) => {
+			requests.push(`${request.method} ${request.url}`);
+			if (request.headers.authorization) authorizations.push(request.headers.authorization);
+			request.resume();
+			response.writeHead(200, { 'content-type': 'application/json' });
+			response.end(JSON.stringify({ agents: [], num_items: 0, cursor: null }));
+		}),
+	);
+	return { ...local, requests, authorizations };
+}
+
+/**
+ * A Base URL whose server answers requests with a redirect (`status`) to `location`: every request, or
+ * with `only` those of one method, the others passed on to `passTo` (e.g. the sandbox's origin).
+ */
+export async function startRedirectingServer(
+	status: number,
+	location: string,
+	{ only, passTo }: { only?: string; passTo?: string } = {},
+): Promise<LocalServer & { requests: string[] }> {
+	const requests: string[] = [];
+	const local = await listen(
+		http.createServer((request, response) => {
+			requests.push(`${request.method} ${request.url}`);
+			if (only !== undefined && passTo !== undefined && request.method !== only) {
+				const target = new URL(passTo);
+				const upstream = http.request(
+					{
+						host: target.hostname,
+						port: target.port,
+						method: request.method,
+						path: request.url,
+						headers: request.headers,
+					},
+					(answer) => {
+						response.writeHead(answer.statusCode ?? 502, answer.headers);
+						answer.pipe(response);
+					},
+				);
+				upstream.on('error', () => response.destroy());
+				request.pipe(upstream);
+				return;
+			}
+			request.resume();
+			response.writeHead(status, { location, 'content-type': 'text/plain' });
+			response.end('Moved');
+		}),
+	);
+	return { ...local, requests };
+}

@@ -24,7 +24,11 @@ import {
 } from './trigger-workflow.cts';
 
 export type Registration = {
-	secret: string;
+	/** SHA-256 of the token, as this version saves it. */
+	tokenHash?: string;
+	rotation?: number;
+	/** The token in clear, as versions before hashing saved it. */
+	secret?: string;
 	agentId: string;
 	previousWebhook: string;
 	kind: 'production' | 'test';

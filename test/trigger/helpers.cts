@@ -1,4 +1,6 @@
 /** Helpers of the Voice Agent Trigger suites: the webhook the trigger registers, as the service holds it. */
+import { createHash } from 'node:crypto';
+
 import { upsertAgent, wire, type WireRequest } from '../support/api.cts';
 import type { TestSandbox } from '../support/sandbox.cts';
 
@@ -18,6 +20,11 @@ export async function agentUpserts(sandbox: TestSandbox): Promise<WireRequest[]>
 export function splitWebhook(webhook: string): { base: string; params: Record<string, string> } {
 	const url = new URL(webhook);
 	return { base: `${url.origin}${url.pathname}`, params: Object.fromEntries(url.searchParams) };
+}
+
+/** What the trigger saves of a token: its SHA-256 (hex). */
+export function hashOf(token: string): string {
+	return createHash('sha256').update(token).digest('hex');
 }
 
 /** Bits of randomness a token of hex or base64url characters can carry. */

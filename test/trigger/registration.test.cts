@@ -8,7 +8,7 @@ import { CHECK_ORDER_TOOL } from '../support/fixtures.cts';
 import { rl } from '../support/n8n.cts';
 import { useSandbox } from '../support/sandbox.cts';
 import { useTriggers } from '../support/trigger.cts';
-import { agentUpserts, setWebhookElsewhere, splitWebhook, tokenBits } from './helpers.cts';
+import { agentUpserts, hashOf, setWebhookElsewhere, splitWebhook, tokenBits } from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
@@ -38,7 +38,8 @@ describe('activating on an agent without a webhook', () => {
 		]);
 		expect(trigger.registrations()).toEqual({
 			[trigger.url('production')]: {
-				secret: params.token,
+				tokenHash: hashOf(params.token),
+				rotation: 0,
 				agentId: agent.id,
 				previousWebhook: '',
 				kind: 'production',

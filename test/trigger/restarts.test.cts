@@ -3,19 +3,19 @@
  * the leader when a workflow is published, each on the static data it read from the database, which
  * it then saves whole. Several mains starting together are several activations that read the same
  * saved state and save over each other, run here at the same time in n8n-core's HookContext against
- * the sandbox. What matters is that the agent and the saved state agree on one secret afterwards, so
- * that events are accepted. See test/support/trigger.cts for what stands in for n8n.
+ * the sandbox. What matters is that the agent and the saved state agree on one token afterwards (the
+ * state saves its hash), so that events are accepted. See test/support/trigger.cts for what stands in for n8n.
  */
 import { createAgent, getAgent } from '../support/api.cts';
 import { useSandbox } from '../support/sandbox.cts';
 import { post, useTriggers, type TriggerHarness } from '../support/trigger.cts';
-import { agentUpserts, setWebhookElsewhere, splitWebhook } from './helpers.cts';
+import { agentUpserts, hashOf, setWebhookElsewhere, splitWebhook } from './helpers.cts';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
 const triggers = useTriggers(sandbox);
 
 /**
- * The agent's token, the saved secret, and how n8n answers an event sent to the agent's webhook as
+ * The agent's token, the saved hash of the token, and how n8n answers an event sent to the agent's webhook as
  * the service sends it.
  */
 async function agreement(trigger: TriggerHarness, agentId: string) {
@@ -26,13 +26,14 @@ async function agreement(trigger: TriggerHarness, agentId: string) {
 	return {
 		base: splitWebhook(webhook).base,
 		agentToken: splitWebhook(webhook).params.token,
-		savedSecret: saved?.secret,
+		savedHash: saved?.tokenHash,
+		savedInClear: saved?.secret,
 		delivery: answer.status,
 	};
 }
 
 describe('several n8n mains registering the same trigger at once', () => {
-	test('converge on one secret: the agent and the saved state agree, and events are accepted', async () => {
+	test('converge on one token: the agent and the saved state agree, and events are accepted', async () => {
 		const agent = await createAgent(sandbox, { name: 'Orders' });
 		const trigger = await triggers.start(agent.id);
 		await sandbox.clearRequests();
@@ -45,7 +46,7 @@ describe('several n8n mains registering the same trigger at once', () => {
 
 		const state = await agreement(trigger, agent.id);
 		expect(state.base).toBe(trigger.url('production'));
-		expect(state.savedSecret).toBe(state.agentToken);
+		expect(state.savedHash).toBe(hashOf(state.agentToken));
 		expect(state.delivery).toBe(200);
 		expect(trigger.executions).toHaveLength(1);
 		// Every main sent the same URL.
@@ -55,7 +56,7 @@ describe('several n8n mains registering the same trigger at once', () => {
 		expect(new Set(sent)).toEqual(new Set([`${state.base}?token=${state.agentToken}`]));
 	});
 
-	test('publishing again later registers the same URL: the secret belongs to the URL and the API key', async () => {
+	test('publishing again later registers the same URL: the token belongs to the URL and the API key', async () => {
 		const agent = await createAgent(sandbox, { name: 'Orders' });
 		const trigger = await triggers.start(agent.id);
 		await trigger.activate();
@@ -84,12 +85,12 @@ describe('a main starting again', () => {
 		expect(trigger.registrations()).toEqual(saved);
 	});
 
-	test('create run again on a registered trigger keeps the secret it holds and sends nothing', async () => {
+	test('a registration an earlier version saved in clear: a start keeps its token, sends nothing, and saves the hash instead', async () => {
 		const agent = await createAgent(sandbox, { name: 'Orders' });
 		const trigger = await triggers.start(agent.id);
 		await trigger.activate();
 		const url = trigger.url('production');
-		// As an earlier version registered it: a secret of its own, the same on both sides.
+		// As an earlier version registered it: a token of its own, in clear in the saved state.
 		await setWebhookElsewhere(sandbox, 'Orders', `${url}?token=kept-from-an-earlier-version`);
 		trigger.saveRegistrations({
 			[url]: {
@@ -101,12 +102,14 @@ describe('a main starting again', () => {
 		});
 		await sandbox.clearRequests();
 
-		await expect(trigger.hook('create')).resolves.toBe(true);
+		await trigger.activate('init');
 
 		expect(await agentUpserts(sandbox)).toEqual([]);
 		const state = await agreement(trigger, agent.id);
 		expect(state.agentToken).toBe('kept-from-an-earlier-version');
-		expect(state.savedSecret).toBe('kept-from-an-earlier-version');
+		expect(state.savedHash).toBe(hashOf('kept-from-an-earlier-version'));
+		expect(state.savedInClear).toBeUndefined();
+		expect(JSON.stringify(trigger.registrations())).not.toContain('kept-from-an-earlier-version');
 		expect(state.delivery).toBe(200);
 	});
 
@@ -121,7 +124,7 @@ describe('a main starting again', () => {
 
 		expect(await agentUpserts(sandbox)).toEqual([]);
 		const state = await agreement(trigger, agent.id);
-		expect(state.savedSecret).toBe(state.agentToken);
+		expect(state.savedHash).toBe(hashOf(state.agentToken));
 		expect(state.delivery).toBe(200);
 	});
 
@@ -144,7 +147,7 @@ describe('a main starting again', () => {
 
 		const state = await agreement(trigger, agent.id);
 		expect(state.base).toBe(url);
-		expect(state.savedSecret).toBe(state.agentToken);
+		expect(state.savedHash).toBe(hashOf(state.agentToken));
 		expect(state.agentToken).not.toMatch(/main$/);
 		expect(state.delivery).toBe(200);
 		const event = JSON.stringify({ event_type: 'call_started', call_id: 'call_x', data: {} });

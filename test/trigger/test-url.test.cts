@@ -6,7 +6,7 @@
 import { createAgent, getAgent, placeCall } from '../support/api.cts';
 import { post, useTriggers } from '../support/trigger.cts';
 import { useSandbox } from '../support/sandbox.cts';
-import { agentUpserts, splitWebhook, tokenBits } from './helpers.cts';
+import { agentUpserts, hashOf, splitWebhook, tokenBits } from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
@@ -58,7 +58,8 @@ describe('listening for a test event', () => {
 		// n8n keeps the test registration apart from the workflow's saved static data.
 		expect(trigger.registrations('test')).toEqual({
 			[trigger.url('test')]: {
-				secret: splitWebhook(testWebhook).params.token,
+				tokenHash: hashOf(splitWebhook(testWebhook).params.token),
+				rotation: 0,
 				agentId: agent.id,
 				previousWebhook: production,
 				kind: 'test',

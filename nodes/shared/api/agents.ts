@@ -1,4 +1,8 @@
-/** Every request about agents. Operations, triggers and list search call these, never the transport. */
+/**
+ * Every request about agents. Operations, triggers and list search call these, never the transport.
+ * Agents come back with their webhook's token redacted, except from the `...WithToken` readers that
+ * the Voice Agent Trigger's registration needs.
+ */
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
 import type { RequestOptions, VoiceAgentContext } from '../transport';
@@ -12,6 +16,7 @@ import {
 } from '../transport';
 import { AGENT_FIELDS } from '../fields';
 import type { Agent } from '../types';
+import { redactAgent } from './redaction';
 
 const AGENTS_LIST = { path: '/agents', itemsKey: 'agents' };
 
@@ -28,8 +33,17 @@ async function requestAgentById<T>(
 	return await voiceAgentApiRequest<T>(context, { ...request, idempotent: true }, options);
 }
 
-export async function getAgent(context: VoiceAgentContext, id: string, options?: RequestOptions) {
+/** The agent as the service holds it, its webhook's token included: for the trigger's registration only. */
+export async function getAgentWithToken(
+	context: VoiceAgentContext,
+	id: string,
+	options?: RequestOptions,
+) {
 	return await requestAgentById<Agent>(context, 'GET', id, options);
+}
+
+export async function getAgent(context: VoiceAgentContext, id: string, options?: RequestOptions) {
+	return redactAgent(await getAgentWithToken(context, id, options));
 }
 
 /**
@@ -44,14 +58,17 @@ export async function deleteAgent(
 	await requestAgentById(context, 'DELETE', id, options);
 }
 
-/** The agent, or undefined when it does not exist (any more). */
-export async function findAgent(
+/**
+ * The agent, its webhook's token included, or undefined when it does not exist (any more): for the
+ * trigger's registration only.
+ */
+export async function findAgentWithToken(
 	context: VoiceAgentContext,
 	id: string,
 	options?: RequestOptions,
 ): Promise<Agent | undefined> {
 	try {
-		return await getAgent(context, id, options);
+		return await getAgentWithToken(context, id, options);
 	} catch (error) {
 		if (isNotFound(error)) return undefined;
 		throw asNodeError(context, error);
@@ -74,7 +91,7 @@ export async function upsertAgent(
 		idempotent: true,
 		fields: AGENT_FIELDS,
 	} as const;
-	return await voiceAgentApiRequest<Agent>(context, request, options);
+	return redactAgent(await voiceAgentApiRequest<Agent>(context, request, options));
 }
 
 /** Agents newest first: all of them, or at most `max`. */
@@ -83,12 +100,19 @@ export async function listAgents(
 	max?: number,
 	options?: RequestOptions,
 ) {
-	return await paginateCursor<Agent>(context, AGENTS_LIST, max, options);
+	return (await paginateCursor<Agent>(context, AGENTS_LIST, max, options)).map(redactAgent);
 }
 
 /** The agents' pages, for readers that stop early. */
-export function agentPages(context: VoiceAgentContext, options?: RequestOptions) {
-	return cursorPages<Agent>(context, AGENTS_LIST, () => MAX_PAGE_SIZE, options);
+export async function* agentPages(context: VoiceAgentContext, options?: RequestOptions) {
+	for await (const agents of cursorPages<Agent>(
+		context,
+		AGENTS_LIST,
+		() => MAX_PAGE_SIZE,
+		options,
+	)) {
+		yield agents.map(redactAgent);
+	}
 }
 
 export interface AgentsPage {
@@ -110,5 +134,5 @@ export async function getAgentsPage(
 		{ method: 'GET', path: '/agents', qs, idempotent: true },
 		options,
 	);
-	return { agents: page.agents ?? [], cursor: page.cursor || undefined };
+	return { agents: (page.agents ?? []).map(redactAgent), cursor: page.cursor || undefined };
 }

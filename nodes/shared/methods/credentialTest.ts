@@ -5,7 +5,8 @@ import type {
 	INodeCredentialTestResult,
 } from 'n8n-workflow';
 
-import { BASE_URL_HINT, normalizedBaseUrl } from '../credential';
+import { BASE_URL_NOT_HTTP, checkBaseUrl, describeLocation } from '../baseUrl';
+import { BASE_URL_HINT } from '../credential';
 import {
 	API_KEY_REJECTED,
 	describeNetworkFailure,
@@ -53,24 +54,35 @@ async function testConnection(
 	helpers: TestHelpers,
 	data: IDataObject,
 ): Promise<INodeCredentialTestResult> {
-	const baseUrl = normalizedBaseUrl(data.baseUrl);
-	if (!baseUrl)
-		return failed(`The Base URL is not an http:// or https:// address: ${BASE_URL_HINT}`);
+	const checked = checkBaseUrl(data.baseUrl);
+	if (!checked.ok) {
+		return failed(
+			checked.problem === BASE_URL_NOT_HTTP
+				? `The Base URL ${BASE_URL_NOT_HTTP}: ${BASE_URL_HINT}`
+				: `The Base URL ${checked.problem}; ${BASE_URL_HINT}`,
+		);
+	}
+	const { baseUrl } = checked.value;
 	const apiKey = typeof data.apiKey === 'string' ? data.apiKey.trim() : '';
 	if (apiKey === '')
 		return failed('The API key is empty: paste the API key of your Voice Agent account');
 
+	const uri = `${baseUrl}/agents`;
 	let response: FullResponse;
 	try {
 		response = (await helpers.request({
 			method: 'GET',
-			uri: `${baseUrl}/agents`,
+			uri,
 			qs: { limit: 1 },
 			headers: { Authorization: `Bearer ${apiKey}`, Accept: 'application/json' },
 			json: true,
 			timeout: TIMEOUT_MS,
 			resolveWithFullResponse: true,
 			simple: false,
+			// A redirect is reported, never followed: the key must not reach another origin.
+			followRedirect: false,
+			followAllRedirects: false,
+			sendCredentialsOnCrossOriginRedirect: false,
 		})) as FullResponse;
 	} catch (error) {
 		// The helper's error carries the request, headers included: only its code is read.
@@ -84,6 +96,11 @@ async function testConnection(
 			status: 'OK',
 			message: 'Connection successful: the Voice Agent API accepted the API key',
 		};
+	}
+	if (status >= 300 && status < 400) {
+		return failed(
+			`${baseUrl} answered GET /agents with a redirect (${status}) to ${describeLocation(response.headers?.location, uri)}: redirects are not followed, so the API key was not sent there; ${BASE_URL_HINT}`,
+		);
 	}
 	if (status === 401) return failed(API_KEY_REJECTED);
 	if (status === 429) {

@@ -1,6 +1,7 @@
 import type { IDataObject, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
+import { describeLocation } from '../baseUrl';
 import { BASE_URL_HINT } from '../credential';
 import { withFieldNames } from '../fields';
 import { describeNetworkFailure } from './network';
@@ -107,6 +108,24 @@ export function apiError(
 	});
 	if (reason === 'may-have-acted') error.context[OUTCOME_UNKNOWN] = true;
 	return error;
+}
+
+/**
+ * A redirect answer, which the node never follows: following it would send the API key wherever it
+ * points. Says where it pointed (without its query, which may hold secrets) and that nothing went there.
+ */
+export function redirectError(
+	context: VoiceAgentContext,
+	request: ApiRequest,
+	status: number,
+	location: unknown,
+	url: string,
+): NodeApiError {
+	const route = `${request.method} ${request.path}`;
+	return new NodeApiError(context.getNode(), { httpCode: String(status) } as JsonObject, {
+		message: `The Base URL answered ${route} with a redirect (${status}) to ${describeLocation(location, url)}: redirects are not followed, so the API key was not sent there; ${BASE_URL_HINT}`,
+		httpCode: String(status),
+	});
 }
 
 export function networkError(

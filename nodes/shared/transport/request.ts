@@ -5,10 +5,11 @@ import type {
 	IN8nHttpFullResponse,
 } from 'n8n-workflow';
 
-import { BASE_URL_HINT, CREDENTIAL_TYPE, normalizedBaseUrl } from '../credential';
+import { BASE_URL_NOT_HTTP, checkBaseUrl } from '../baseUrl';
+import { BASE_URL_HINT, CREDENTIAL_TYPE } from '../credential';
 import { readOncePerRun } from '../runCache';
 import { cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
-import { apiError, configurationError, networkError } from './errors';
+import { apiError, configurationError, networkError, redirectError } from './errors';
 import { networkErrorCode } from './network';
 import {
 	decideRetry,
@@ -27,13 +28,16 @@ interface Credential {
 
 async function readCredential(context: VoiceAgentContext): Promise<Credential> {
 	const data = await context.getCredentials(CREDENTIAL_TYPE);
-	const baseUrl = normalizedBaseUrl(data.baseUrl);
-	if (!baseUrl) {
+	const checked = checkBaseUrl(data.baseUrl);
+	if (!checked.ok) {
 		throw configurationError(
 			context,
-			`The Voice Agent API credential has no valid Base URL: ${BASE_URL_HINT}`,
+			checked.problem === BASE_URL_NOT_HTTP
+				? `The Voice Agent API credential has no valid Base URL: ${BASE_URL_HINT}`
+				: `The Voice Agent API credential's Base URL ${checked.problem}; ${BASE_URL_HINT}`,
 		);
 	}
+	const { baseUrl } = checked.value;
 	const { id, name } = context.getNode().credentials?.[CREDENTIAL_TYPE] ?? {};
 	return { baseUrl, decrypted: { id: id ?? '', name: name ?? '', type: CREDENTIAL_TYPE, data } };
 }
@@ -67,6 +71,9 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 		timeout: budget.timeoutMs,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		// A redirect answer is reported, never followed: the key must not reach another origin.
+		disableFollowRedirect: true,
+		sendCredentialsOnCrossOriginRedirect: false,
 		...(signal ? { abortSignal: signal } : {}),
 	};
 	const spent: RetrySpent = { failures: 0, rateLimitWaits: 0, waitedMs: 0 };
@@ -111,6 +118,15 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 			continue;
 		}
 		if (decision.reason === 'success') return (response as IN8nHttpFullResponse).body as T;
+		if (outcome.kind === 'answer' && outcome.status >= 300 && outcome.status < 400) {
+			throw redirectError(
+				context,
+				request,
+				outcome.status,
+				response?.headers?.location,
+				httpOptions.url,
+			);
+		}
 		if (outcome.kind === 'network') {
 			throw networkError(context, request, outcome.code, spent, decision.reason, budget.timeoutMs);
 		}

@@ -102,13 +102,15 @@ export type StopReason =
 
 export type RetryDecision = { retry: true; waitMs: number } | { retry: false; reason: StopReason };
 
-/** Network failures that happen before the request reaches the service: repeating them cannot act twice. */
+/**
+ * Network failures that can only happen before the request reaches the service (no connection was
+ * made): repeating them cannot act twice. EHOSTUNREACH and ENETUNREACH are not among them: an ICMP
+ * error can end a connection after the request went out, so their outcome is unknown.
+ */
 export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
 	'ECONNREFUSED',
 	'ENOTFOUND',
 	'EAI_AGAIN',
-	'EHOSTUNREACH',
-	'ENETUNREACH',
 ]);
 
 /** Exponential backoff with jitter in its upper half, so parallel retries spread out. */

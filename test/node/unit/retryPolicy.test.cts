@@ -55,6 +55,28 @@ describe('decideRetry', () => {
 			{ retry: true, waitMs: 300 },
 		],
 		['an unknown host for POST /call', network('ENOTFOUND'), false, { retry: true, waitMs: 300 }],
+		// An ICMP "unreachable" can end a connection after the request went out.
+		[
+			'an unreachable host after POST /call',
+			network('EHOSTUNREACH'),
+			false,
+			{ retry: false, reason: 'may-have-acted' },
+		],
+		[
+			'an unreachable network after POST /call',
+			network('ENETUNREACH'),
+			false,
+			{ retry: false, reason: 'may-have-acted' },
+		],
+		['an unreachable host for a read', network('EHOSTUNREACH'), true, { retry: true, waitMs: 300 }],
+		[
+			'an unreachable network for a read',
+			network('ENETUNREACH'),
+			true,
+			{ retry: true, waitMs: 300 },
+		],
+		['a redirect (307)', answer(307), true, { retry: false, reason: 'final' }],
+		['a redirect (302) of POST /call', answer(302), false, { retry: false, reason: 'final' }],
 		[
 			'429 with Retry-After of POST /call',
 			answer(429, 2_000),

@@ -1,0 +1,327 @@
+// End-to-end: the Voice Agent Trigger's token lifecycle and redeliveries in a real, pinned n8n (the
+// default, or the one VOICE_AGENT_N8N_VERSION names), the packed package installed as users install it.
+// Changing Token Rotation and publishing again makes the old token 401, also after n8n restarts; a
+// redelivered event starts one execution; the workflow export and its static data hold no token.
+import assert from 'node:assert/strict';
+import { readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { installPackage, packPackage } from '../../scripts/lib/community-package.mjs';
+import { importCredentials, importWorkflows, runN8n } from '../../scripts/lib/n8n-cli.mjs';
+import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
+import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
+import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { createUserFolder, harnessDir, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { sandboxClient } from './support/sandbox-client.mjs';
+
+const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
+
+const API_KEY = 'e2e-safety-trigger-key';
+const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
+const TRIGGER_TYPE = 'n8n-nodes-voice-agent.voiceAgentTrigger';
+const N8N_VERSION = selectRuntime().n8n;
+const log = (line) => console.log(`[e2e] ${line}`);
+
+let sandbox;
+let api;
+let userFolder;
+let pack;
+let server;
+let port;
+const ids = {};
+const agents = {};
+
+function triggerNode(agentId, webhookId, parameters) {
+	return {
+		name: 'Voice Agent Trigger',
+		type: TRIGGER_TYPE,
+		typeVersion: 1,
+		position: [0, 0],
+		webhookId,
+		parameters: { agent: { __rl: true, mode: 'id', value: agentId }, ...parameters },
+		credentials: { voiceAgentApi: CREDENTIAL },
+	};
+}
+
+function linked(name, trigger, next) {
+	return {
+		name,
+		nodes: [trigger, next],
+		connections: { [trigger.name]: { main: [[{ node: next.name, type: 'main', index: 0 }]] } },
+	};
+}
+
+/** The workflow whose token is rotated: every event of its agent, answered at once. */
+function rotatingWorkflow(agentId, options) {
+	return linked(
+		'E2E: token rotation',
+		triggerNode(agentId, '7a2e9c10-1111-4c11-9a01-00000000a0a1', {
+			events: ['call_started', 'call_ended', 'tool_call'],
+			responseMode: 'onReceived',
+			options,
+		}),
+		{
+			name: 'Noted',
+			type: 'n8n-nodes-base.noOp',
+			typeVersion: 1,
+			position: [240, 0],
+			parameters: {},
+		},
+	);
+}
+
+async function startServer() {
+	server = await startN8nServer(userFolder, { port });
+	port = server.port;
+	log(`n8n ${N8N_VERSION} started in ${server.startMs} ms at ${server.url}`);
+	await server.setupOwnerAndLogin();
+}
+
+async function webhookOf(agentId) {
+	return (await api.call('GET', `/agent?id=${agentId}`)).webhook;
+}
+
+function tokenOf(webhook) {
+	return new URL(webhook).searchParams.get('token');
+}
+
+/** Waits until the agent's webhook is not `previous` any more (a publish applies asynchronously). */
+async function webhookChangedFrom(agentId, previous, timeoutMs = 30_000) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const webhook = await webhookOf(agentId);
+		if (webhook && webhook !== previous) return webhook;
+		if (Date.now() > deadline) throw new Error(`the agent's webhook stayed ${previous}`);
+		await new Promise((resolve) => setTimeout(resolve, 250));
+	}
+}
+
+let eventCount = 0;
+
+/** POSTs a new event (never one sent before) with this token to the trigger's production URL. */
+async function deliverWith(webhook, token) {
+	const url = new URL(webhook);
+	url.searchParams.set('token', token);
+	const body = {
+		event_type: 'call_started',
+		call_id: `call_by_hand_${++eventCount}`,
+		timestamp: new Date().toISOString(),
+		data: {},
+	};
+	const response = await fetch(url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(body),
+	});
+	await response.text();
+	return response.status;
+}
+
+const executionCount = (workflowId) => server.rest.countExecutions({ workflowId });
+
+before(async () => {
+	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
+	pack = await packPackage();
+	userFolder = createUserFolder();
+	await installPackage(userFolder, pack.tarball);
+
+	sandbox = await startSandbox({
+		port: 0,
+		apiKeys: [API_KEY],
+		agents: 0,
+		calls: 0,
+		callDurationMs: 3_600_000,
+		webhookRetryDelayMs: 300,
+	});
+	api = sandboxClient(sandbox, API_KEY);
+	agents.rotating = await api.call('POST', '/agent', {
+		name: 'E2E Rotation Desk',
+		area_code: '415',
+	});
+	agents.failing = await api.call('POST', '/agent', {
+		name: 'E2E Follow-up Desk',
+		area_code: '415',
+	});
+	await importCredentials(userFolder, [
+		{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl } },
+	]);
+	[ids.rotating, ids.failing, ids.reading] = await importWorkflows(userFolder, [
+		rotatingWorkflow(agents.rotating.id, {}),
+		// A workflow that acts on an event (say, places a follow-up call), then fails: n8n answers 500,
+		// and the service delivers the event again.
+		linked(
+			'E2E: fails after acting',
+			triggerNode(agents.failing.id, '7a2e9c10-2222-4c11-9a01-00000000b0b2', {
+				events: ['call_started'],
+				responseMode: 'lastNode',
+				options: {},
+			}),
+			{
+				name: 'CRM down',
+				type: 'n8n-nodes-base.stopAndError',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: { errorMessage: 'The CRM is down' },
+			},
+		),
+		// Agent → Get behind a Webhook node: its output is the answer, and stays in the execution history.
+		linked(
+			'E2E: read the agent',
+			{
+				name: 'Read',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: '7a2e9c10-3333-4c11-9a01-00000000c0c3',
+				parameters: {
+					httpMethod: 'POST',
+					path: 'read-agent',
+					responseMode: 'lastNode',
+					options: {},
+				},
+			},
+			{
+				name: 'Agent',
+				type: 'n8n-nodes-voice-agent.voiceAgent',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {
+					resource: 'agent',
+					operation: 'get',
+					agent: { __rl: true, mode: 'id', value: agents.rotating.id },
+				},
+				credentials: { voiceAgentApi: CREDENTIAL },
+			},
+		),
+	]);
+	await startServer();
+});
+
+after(async () => {
+	await server?.stop();
+	await sandbox?.close();
+	if (userFolder) removeUserFolder(userFolder);
+	pack?.remove();
+});
+
+describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERSION}`, () => {
+	test('Token Rotation: the old token is answered 401 after publishing again and after a restart; no export or node output holds a token', async () => {
+		await server.rest.activateWorkflow(ids.rotating);
+		const first = await webhookChangedFrom(agents.rotating.id, '');
+		const firstToken = tokenOf(first);
+		assert.match(firstToken, /^[0-9a-f]{48}$/);
+		assert.equal(await deliverWith(first, firstToken), 200);
+
+		const { nodes, connections } = rotatingWorkflow(agents.rotating.id, { tokenRotation: 1 });
+		const saved = await server.rest.getWorkflow(ids.rotating);
+		// The same node (its id and webhookId), with the new option.
+		const updated = saved.nodes.map((node) =>
+			node.type === TRIGGER_TYPE ? { ...node, parameters: nodes[0].parameters } : node,
+		);
+		await server.rest.updateLiveWorkflow(ids.rotating, { nodes: updated, connections });
+		const second = await webhookChangedFrom(agents.rotating.id, first);
+		const secondToken = tokenOf(second);
+		log(`rotated: ${first.replace(firstToken, '…')} → new token`);
+		assert.equal(second.replace(secondToken, ''), first.replace(firstToken, ''), 'the same URL');
+		assert.notEqual(secondToken, firstToken);
+		assert.equal(await deliverWith(second, firstToken), 401);
+		assert.equal(await deliverWith(second, secondToken), 200);
+
+		await server.stop();
+		// The workflow as `n8n export:workflow` writes it while n8n is down: static data has the hash only.
+		const file = path.join(harnessDir(userFolder), 'rotating-export.json');
+		const exported = await runN8n(['export:workflow', `--id=${ids.rotating}`, `--output=${file}`], {
+			userFolder,
+		});
+		assert.equal(exported.code, 0, exported.output.slice(-2000));
+		const exportedText = readFileSync(file, 'utf8');
+		rmSync(file);
+		assert.match(exportedText, /"tokenHash":\s*"[0-9a-f]{64}"/);
+		for (const token of [firstToken, secondToken]) assert.ok(!exportedText.includes(token));
+
+		await startServer();
+		if (server.rest.dialect.publishesAfterAnswering)
+			await server.rest.waitForPublication(ids.rotating);
+		assert.equal(await webhookOf(agents.rotating.id), second, 'the restart kept the new URL');
+		assert.equal(await deliverWith(second, firstToken), 401);
+		assert.equal(await deliverWith(second, secondToken), 200);
+
+		const workflow = await server.rest.getWorkflow(ids.rotating);
+		const stored = JSON.stringify(workflow);
+		for (const token of [firstToken, secondToken]) assert.ok(!stored.includes(token));
+		// Agent → Get shows the webhook without its token, in its output and in the execution history.
+		await server.rest.activateWorkflow(ids.reading);
+		const read = await fetch(server.webhookUrl('read-agent'), { method: 'POST' });
+		const shown = await read.json();
+		assert.equal(read.status, 200, JSON.stringify(shown));
+		assert.equal(shown.webhook, second.replace(secondToken, 'REDACTED'));
+		const [reading] = await server.rest.waitForExecutions(ids.reading, { count: 1 });
+		const history = JSON.stringify(reading);
+		assert.match(history, /token=REDACTED/);
+		assert.ok(!history.includes(secondToken));
+		await server.rest.deactivateWorkflow(ids.reading);
+
+		// Three events were accepted, one per 200: none refused started anything.
+		await server.rest.waitForExecutions(ids.rotating, { count: 3, timeoutMs: 30_000 });
+		assert.equal(await executionCount(ids.rotating), 3);
+		await server.rest.deactivateWorkflow(ids.rotating);
+	});
+
+	test('a redelivered event starts one execution: sent again by the service after a failed run, or twice by hand', async () => {
+		await server.rest.activateWorkflow(ids.failing);
+		const webhook = await webhookChangedFrom(agents.failing.id, '');
+		const call = await api.call('POST', '/call', {
+			from: agents.failing.phone_number,
+			to: '+14155550142',
+			context: 'Follow-up',
+		});
+		// call_started goes out as the call is placed; the first answer is n8n's 500 for the failed run.
+		const deadline = Date.now() + 30_000;
+		let deliveries = [];
+		while (Date.now() < deadline) {
+			deliveries = (await api.deliveries()).filter((entry) => entry.call_id === call.id);
+			if (deliveries.some((entry) => entry.status === 200)) break;
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+		await new Promise((resolve) => setTimeout(resolve, 1500));
+		deliveries = (await api.deliveries()).filter((entry) => entry.call_id === call.id);
+		log(`deliveries: ${deliveries.map((entry) => `${entry.attempt}:${entry.status}`).join(' ')}`);
+		assert.deepEqual(
+			deliveries.map((entry) => [entry.attempt, entry.status]),
+			[
+				[1, 500],
+				[2, 200],
+			],
+		);
+		assert.deepEqual(JSON.parse(deliveries[1].response_body), { received: true, duplicate: true });
+		assert.equal(await executionCount(ids.failing), 1);
+
+		// The same body twice, as a service does when the first answer was lost.
+		const body = JSON.stringify({
+			event_type: 'call_started',
+			call_id: call.id,
+			timestamp: '2026-11-23T09:00:00.000Z',
+			data: {},
+		});
+		const post = async () => {
+			const response = await fetch(webhook, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body,
+			});
+			return { status: response.status, body: await response.text() };
+		};
+		const once = await post();
+		const again = await post();
+		assert.equal(once.status, 500, 'the workflow fails, as it does');
+		assert.deepEqual(again, {
+			status: 200,
+			body: JSON.stringify({ received: true, duplicate: true }),
+		});
+		await server.rest.waitForExecutions(ids.failing, { count: 2, timeoutMs: 30_000 });
+		assert.equal(await executionCount(ids.failing), 2);
+		await server.rest.deactivateWorkflow(ids.failing);
+	});
+});
