@@ -22,7 +22,8 @@ export class VoiceAgentApi implements ICredentialType {
 
 	icon: Icon = { light: 'file:../icons/voiceAgent.svg', dark: 'file:../icons/voiceAgent.dark.svg' };
 
-	documentationUrl = 'https://www.npmjs.com/package/n8n-nodes-voice-agent';
+	documentationUrl =
+		'https://github.com/n8n-nodes-voice-agent/n8n-nodes-voice-agent/blob/main/docs/credentials.md';
 
 	// n8n 2.x refuses to decrypt the credential for any other node (the HTTP Request node included).
 	// It compares the nodes' full types, which it builds from the nodes that declare the credential,

@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 // Runs n8n's community-package scanner analyser on what users would install: the packed tarball
-// (built JS and package.json) and the TypeScript sources it is built from. The scanner lints with
-// inline configuration turned off, so an eslint-disable comment hides nothing from it.
+// (built JS and package.json) and the sources it is built from, the nodes' codex JSON included, with the
+// scanner's own source patterns. The scanner lints with inline configuration turned off, so an
+// eslint-disable comment hides nothing from it.
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
-import { analyzePackage } from '@n8n/scan-community-package/scanner/scanner.mjs';
+import {
+	analyzePackage,
+	SOURCE_FILE_PATTERNS,
+} from '@n8n/scan-community-package/scanner/scanner.mjs';
 
 import { packPackage, ROOT } from './lib/community-package.mjs';
 
@@ -15,7 +19,7 @@ try {
 	execFileSync('tar', ['-xzf', pack.tarball, '-C', pack.dir]);
 	const checks = [
 		['packed package', path.join(pack.dir, 'package'), ['**/*.js', '**/*.json']],
-		['sources', ROOT, ['nodes/**/*.ts', 'credentials/**/*.ts', 'package.json']],
+		['sources', ROOT, SOURCE_FILE_PATTERNS],
 	];
 	let failed = false;
 	for (const [label, dir, patterns] of checks) {

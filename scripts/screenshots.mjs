@@ -27,6 +27,8 @@ const MAX_BYTES = 300 * 1024;
 const EXPORT_EXAMPLE = 'export-call-transcripts';
 const VOICE_AGENT_NODE = 'Get calls with transcripts';
 const CALL_HISTORY_NODE = 'Calls ended since yesterday';
+const PUSH_CONTEXT_EXAMPLE = 'push-context-into-live-call';
+const SET_CONTEXT_NODE = 'Set call context';
 const TRIGGER_NODE = 'When a call ends';
 
 const log = (line) => console.log(`[screenshots] ${line}`);
@@ -97,6 +99,26 @@ async function exportWorkflowShots(page, demo) {
 	await closeNode(page);
 }
 
+/** The push-context example run from *Try it*: Call → Set Context on a live call, with its output. */
+async function pushContextShot(page, demo) {
+	await openWorkflow(page, demo.workflowUrl(PUSH_CONTEXT_EXAMPLE));
+	await page.locator('[data-test-id="execute-workflow-button-Try it"]').click({ force: true });
+	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(PUSH_CONTEXT_EXAMPLE).id, {
+		count: 1,
+		timeoutMs: 60_000,
+	});
+	if (run.status !== 'success')
+		throw new Error(`the push-context example's run ended ${run.status}`);
+	await openNode(page, SET_CONTEXT_NODE);
+	await page.locator('[data-test-id="output-panel"]').getByText('in_progress').first().waitFor();
+	await shoot(
+		page,
+		'voice-agent-set-context',
+		'Voice Agent node, Call > Set Context on the live call of a client number, and the updated call',
+	);
+	await closeNode(page);
+}
+
 /** (c) the trigger's panel. */
 async function triggerPanelShot(page, demo) {
 	await openWorkflow(page, demo.workflowUrl(TRIGGER_EXAMPLE));
@@ -161,6 +183,7 @@ async function main() {
 			throw new Error('the trigger example could not be activated');
 		await logIn(page, demo.editorUrl, demo.owner);
 		await exportWorkflowShots(page, demo);
+		await pushContextShot(page, demo);
 		await placeCall(demo); // after the export: its output shows the seeded, ended calls only
 		await triggerPanelShot(page, demo);
 		await triggerExecutionShot(page, demo);

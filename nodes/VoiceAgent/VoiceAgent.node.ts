@@ -21,7 +21,8 @@ export class VoiceAgent implements INodeType {
 			dark: 'file:../../icons/voiceAgent.dark.svg',
 		},
 		group: ['transform'],
-		// 1.2: Call → Create skips a number its agent called in the last minutes (a re-run, a redelivery).
+		// 1.1: the default operation is a read; 1.2: Call → Create skips a number its agent called in the
+		// last minutes (a re-run, a redelivery), and Agent → Get and Get Many simplify by default.
 		version: [1, 1.1, 1.2],
 		defaultVersion: 1.2,
 		// The chosen operation's action, as the node panel words it (test/node/description.test.cts).

@@ -121,7 +121,7 @@ describe('the default operation reads', () => {
 		);
 	}
 
-	test('a new node (version 1.2) defaults to Call → Get, and Agent → Get, as 1.1 did', async () => {
+	test('a new node (version 1.2) and a version 1.1 node default to Call → Get, and Agent → Get', async () => {
 		expect((await description()).defaultVersion).toBe(1.2);
 		for (const version of [1.1, 1.2]) {
 			expect(await resolved(version)).toMatchObject({ resource: 'call', operation: 'get' });

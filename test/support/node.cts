@@ -170,6 +170,8 @@ export interface RunOptions {
 	apiKey?: string;
 	baseUrl?: string;
 	cancelWhen?: Promise<unknown>;
+	/** The node's version in the workflow (default 1). */
+	typeVersion?: number;
 }
 
 /** Runs the Voice Agent node with the sandbox's credential. */
@@ -187,6 +189,7 @@ export function runWith(
 		input: options.input as IDataObject[] | undefined,
 		continueOnFail: options.continueOnFail,
 		cancelWhen: options.cancelWhen,
+		typeVersion: options.typeVersion,
 	});
 }
 

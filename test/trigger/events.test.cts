@@ -345,7 +345,7 @@ describe('deliveries that must not start the workflow', () => {
 
 describe('the answer to the service ("Respond")', () => {
 	test('When Last Node Finishes: what the workflow produced, e.g. the tool call result', async () => {
-		// The workflow of the README: Voice Agent Trigger (Tool Call) -> Set result = "Order {{ ... }} ships tomorrow".
+		// The workflow of docs/triggers.md (Answering a tool call): Voice Agent Trigger (Tool Call) -> Set result = "Order {{ ... }} ships tomorrow".
 		let harness: TriggerHarness | undefined;
 		const setNode = (items: IDataObject[]) => ({
 			result: harness?.evaluate(

@@ -5,8 +5,12 @@ import { getAgent } from '../../../shared/api';
 import { agentLocator } from '../../../shared/descriptions';
 import { agentIdParameter } from '../../../shared/parameters';
 import type { Agent } from '../../../shared/types';
+import { simplifyAgent, simplifyEnabled, simplifyOption } from './simplify';
 
-const properties: INodeProperties[] = [agentLocator({ description: 'The agent to retrieve' })];
+const properties: INodeProperties[] = [
+	agentLocator({ description: 'The agent to retrieve' }),
+	simplifyOption('get'),
+];
 
 export const description = updateDisplayOptions(
 	{ show: { resource: ['agent'], operation: ['get'] } },
@@ -14,5 +18,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Agent> {
-	return await getAgent(this, await agentIdParameter(this, itemIndex));
+	const simplify = simplifyEnabled(this, itemIndex);
+	const agent = await getAgent(this, await agentIdParameter(this, itemIndex));
+	return simplify ? simplifyAgent(agent) : agent;
 }

@@ -6,6 +6,7 @@ import { filtersCollection, returnAllOrLimit } from '../../../shared/description
 import { listLimit } from '../../../shared/parameters';
 import type { Agent } from '../../../shared/types';
 import { INPUT_LIMITS, InputValidator } from '../../../shared/validation';
+import { simplifyAgent, simplifyEnabled, simplifyOption } from './simplify';
 
 const properties: INodeProperties[] = [
 	...returnAllOrLimit(),
@@ -20,6 +21,7 @@ const properties: INodeProperties[] = [
 				'Only agents whose name contains this text, ignoring case. The service cannot filter by name, so the node reads the agent list page by page and keeps the matches (with a Limit, until it has that many).',
 		},
 	]),
+	simplifyOption('getMany'),
 ];
 
 export const description = updateDisplayOptions(
@@ -52,6 +54,8 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		.text(filters.nameContains ?? '', 'Name Contains', INPUT_LIMITS.nameLength)
 		.trim()
 		.toLowerCase();
-	if (needle === '') return await listAgents(this, max);
-	return await agentsNamedLike(this, needle, max);
+	const simplify = simplifyEnabled(this, itemIndex);
+	const agents =
+		needle === '' ? await listAgents(this, max) : await agentsNamedLike(this, needle, max);
+	return simplify ? agents.map(simplifyAgent) : agents;
 }
