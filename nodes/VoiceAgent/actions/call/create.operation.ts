@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
 import {
@@ -15,13 +21,19 @@ import {
 	type AgentLocatorValue,
 	type ResolvedAgent,
 } from '../../../shared/resolveAgent';
-import { asNodeError, isOutcomeUnknown, waitUnlessCancelled } from '../../../shared/transport';
+import {
+	asNodeError,
+	isOutcomeUnknown,
+	waitUnlessCancelled,
+	type RequestObserver,
+} from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import { CALL_FIELDS } from '../../../shared/fields';
 import { readOncePerRun } from '../../../shared/runCache';
 import { InputValidator } from '../../../shared/validation';
 import { allowedDestinationsOption, checkAllowedDestination } from './allowedDestinations';
-import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
+import { batchOptions, runCallBatch, type BatchSeams } from './callBatch';
+import { waitForEnd, waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
 	agentLocator({
@@ -67,6 +79,7 @@ const properties: INodeProperties[] = [
 			description: 'Whether the agent waits for the person called to speak first',
 		},
 		...waitForEndOptions,
+		...batchOptions,
 	]),
 ];
 
@@ -132,10 +145,11 @@ async function placeCall(
 	body: NewCall,
 	filter: CallFilter,
 	itemIndex: number,
+	pace?: RequestObserver,
 ): Promise<Call> {
 	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
 	try {
-		return await createCall(context, body);
+		return await createCall(context, body, pace ? { observer: pace } : undefined);
 	} catch (error) {
 		if (!isOutcomeUnknown(error)) throw asNodeError(context, error);
 		let placed: Call | undefined;
@@ -157,31 +171,70 @@ async function placeCall(
 	}
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
-	const validate = new InputValidator(this.getNode(), itemIndex);
-	const from = this.getNodeParameter('from', itemIndex) as AgentLocatorValue;
-	const to = validate.e164(this.getNodeParameter('to', itemIndex), 'To');
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	checkAllowedDestination(validate, to, options.allowedDestinations);
-	const callContext = validate.text(this.getNodeParameter('context', itemIndex, ''), 'Context');
-	const wait = waitSettings(this, itemIndex, options);
+/** What the item asks for, checked before anything is sent: no request is made here. */
+export interface CallRequest {
+	from: AgentLocatorValue;
+	to: string;
+	context: string;
+	options: IDataObject;
+	wait: WaitSettings | undefined;
+}
 
+export function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallRequest {
+	const validate = new InputValidator(context.getNode(), itemIndex);
+	const from = context.getNodeParameter('from', itemIndex) as AgentLocatorValue;
+	const to = validate.e164(context.getNodeParameter('to', itemIndex), 'To');
+	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	checkAllowedDestination(validate, to, options.allowedDestinations);
+	const callContext = validate.text(context.getNodeParameter('context', itemIndex, ''), 'Context');
+	const wait = waitSettings(context, itemIndex, options);
+	if (from?.mode === 'phoneNumber') validate.e164(from.value, 'From (Agent)');
+	return { from, to, context: callContext, options, wait };
+}
+
+/**
+ * The whole of Create for one item, run alone (Calls at Once 1) or by the batch scheduler: validate →
+ * place once → wait. The items of a call that ended carry when n8n placed it and saw it end.
+ */
+export async function createOne(
+	context: IExecuteFunctions,
+	itemIndex: number,
+	seams: BatchSeams = {},
+): Promise<Call> {
+	const request = readCallRequest(context, itemIndex);
+	const validate = new InputValidator(context.getNode(), itemIndex);
 	let agentId: string | undefined;
 	let fromNumber: string;
-	if (from?.mode === 'phoneNumber') {
-		fromNumber = validate.e164(from.value, 'From (Agent)');
+	if (request.from?.mode === 'phoneNumber') {
+		fromNumber = validate.e164(request.from.value, 'From (Agent)');
 	} else {
-		const agent = await resolveAgent(this, from, { field: 'From (Agent)', itemIndex });
+		const agent = await resolveAgent(context, request.from, { field: 'From (Agent)', itemIndex });
 		agentId = agent.id;
-		fromNumber = await agentPhoneNumber(this, agent, itemIndex);
+		fromNumber = await agentPhoneNumber(context, agent, itemIndex);
 	}
-	const body: NewCall = { from: fromNumber, to };
-	if (callContext !== '') body.context = callContext;
-	if (options.userSpeaksFirst !== undefined)
-		body.user_speaks_first = options.userSpeaksFirst === true;
+	const body: NewCall = { from: fromNumber, to: request.to };
+	if (request.context !== '') body.context = request.context;
+	if (request.options.userSpeaksFirst !== undefined)
+		body.user_speaks_first = request.options.userSpeaksFirst === true;
 	validate.requestBody(body, CALL_FIELDS);
 
-	const filter: CallFilter = agentId ? { clientNumber: to, agentId } : { clientNumber: to };
-	const call = await placeCall(this, body, filter, itemIndex);
-	return wait ? await waitForEnd(this, call, wait, itemIndex) : call;
+	const filter: CallFilter = agentId
+		? { clientNumber: request.to, agentId }
+		: { clientNumber: request.to };
+	const call = await placeCall(context, body, filter, itemIndex, seams.pace);
+	if (!request.wait) return call;
+	const placedAt = new Date().toISOString();
+	const ended = await waitForEnd(context, call, request.wait, itemIndex, seams.schedule);
+	return ended.ended
+		? { ...ended, placed_at: placedAt, end_seen_at: new Date().toISOString() }
+		: { ...ended, placed_at: placedAt };
+}
+
+export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
+	return await createOne(this, itemIndex);
+}
+
+/** All items at once: Calls at Once and the pace, each item through `createOne` (callBatch.ts). */
+export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	return await runCallBatch(this, { check: readCallRequest, run: createOne });
 }
