@@ -13,6 +13,8 @@ import {
 export const PACE_WINDOW_MS = 61_000;
 /** A 429 without Retry-After pauses the whole batch this long. */
 const DEFAULT_PAUSE_MS = 1_000;
+/** Long waits go in steps of this: n8n's sleep cannot be called off, so a stopped run leaves at most this behind. */
+const STEP_MS = 1_000;
 
 /**
  * The pace of the POST /call requests of one batch, as the transport's observer of those requests:
@@ -44,7 +46,7 @@ export class CallPace implements RequestObserver {
 	/** Waits for a slot and takes it; every caller checks again after waking, so none overtakes the limit. */
 	async beforeAttempt(): Promise<void> {
 		for (let delay = this.delayMs(); delay > 0; delay = this.delayMs()) {
-			await waitUnlessCancelled(this.context, delay);
+			await waitUnlessCancelled(this.context, Math.min(delay, STEP_MS));
 		}
 		this.recent.push(this.now());
 	}
