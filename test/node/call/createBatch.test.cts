@@ -17,7 +17,7 @@ const leads = (count: number) =>
 		phone: `+1415555${String(1001 + n)}`,
 	}));
 
-function createFor(agentId: string, options: Record<string, unknown>) {
+function createFor(agentId: string, options: Record<string, number | boolean>) {
 	return {
 		resource: 'call',
 		operation: 'create',
