@@ -57,6 +57,8 @@ describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_
 				.assignments.assignments[0].value,
 		);
 		await control('DELETE', '/call-load');
+		// The demo's sandbox has live calls of its own (a day long): the example's come on top of them.
+		const { in_progress: before } = (await control('GET', '/call-load')).accounts[0];
 		const [id] = await importWorkflows(userFolder, [example]);
 		const started = Date.now();
 		const run = await executeWorkflow(userFolder, id);
@@ -82,7 +84,7 @@ describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_
 		}
 		const load = (await control('GET', '/call-load')).accounts[0];
 		assert.equal(load.calls_created, leads.length);
-		assert.equal(load.max_in_progress, 5);
+		assert.equal(load.max_in_progress - before, 5);
 		assert.ok(load.max_created_in_60s <= 10, `${load.max_created_in_60s} calls in 60 s`);
 	});
 });
