@@ -131,6 +131,19 @@ describe('Call → Create, several at once: the rules of one call hold per item'
 		expect(await allCalls(sandbox)).toEqual([]);
 	});
 
+	test.each([
+		[{ callsAtOnce: 51 }, /^Calls at Once must be a whole number .*50.* \(got 51\) \[item 0\]$/],
+		[
+			{ maxCallsPerMinute: 1.5 },
+			/^Max New Calls per Minute must be a whole number .*\(got 1\.5\) \[item 0\]$/,
+		],
+	])('%j is an input error before anything is sent', async (options, message) => {
+		const run = await runWith(sandbox, createFor(agent.id, options), { input: leads(2) });
+
+		expect(run.error?.message).toMatch(message);
+		expect(await wireLines(sandbox)).toEqual([]);
+	});
+
 	test('On Error → Continue: the invalid item is an error item in its place, the others are called', async () => {
 		const input = leads(4);
 		input[2].phone = '4155551003';
