@@ -144,6 +144,23 @@ describe('Call → Create, several at once: the rules of one call hold per item'
 		expect(await wireLines(sandbox)).toEqual([]);
 	});
 
+	test('an item the service refuses stops the batch: a call waiting for its slot is not placed', async () => {
+		await sandbox.faults({ error_rate: 1, status: 400, match: 'POST /call', times: 1 });
+		const started = Date.now();
+
+		const run = await runWith(
+			sandbox,
+			createFor(agent.id, { callsAtOnce: 2, maxCallsPerMinute: 1 }),
+			{ input: leads(2) },
+		);
+
+		expect(run.error?.context?.itemIndex).toBe(0);
+		expect(Date.now() - started).toBeLessThan(5_000);
+		await sleep(1_500);
+		expect(await posts()).toBe(1);
+		expect(await allCalls(sandbox)).toEqual([]);
+	});
+
 	test('On Error → Continue: the invalid item is an error item in its place, the others are called', async () => {
 		const input = leads(4);
 		input[2].phone = '4155551003';

@@ -143,6 +143,7 @@ export async function runCallBatch(
 					outputs[itemIndex] = failedItemOutput(context, itemIndex, error);
 				} catch (itemError) {
 					fatal ??= itemError;
+					seams.pace?.stop(fatal);
 					seams.schedule?.stop(fatal);
 				}
 			}

@@ -26,6 +26,8 @@ export class CallPace implements RequestObserver {
 	/** Start times of the attempts of the last 60 s, oldest first. */
 	private readonly recent: number[] = [];
 	private pausedUntil = 0;
+	/** Set when the batch stops (an item failed): no call waiting for its slot may be placed after that. */
+	private stoppedBy: unknown;
 
 	constructor(
 		private readonly context: IExecuteFunctions,
@@ -46,9 +48,16 @@ export class CallPace implements RequestObserver {
 	/** Waits for a slot and takes it; every caller checks again after waking, so none overtakes the limit. */
 	async beforeAttempt(): Promise<void> {
 		for (let delay = this.delayMs(); delay > 0; delay = this.delayMs()) {
+			if (this.stoppedBy !== undefined) break;
 			await waitUnlessCancelled(this.context, Math.min(delay, STEP_MS));
 		}
+		if (this.stoppedBy !== undefined) throw this.stoppedBy;
 		this.recent.push(this.now());
+	}
+
+	/** No further attempt goes out: each fails with `error`. */
+	stop(error: unknown): void {
+		this.stoppedBy ??= error;
 	}
 
 	onAttempt({ status, retryAfterMs }: AttemptReport): void {
