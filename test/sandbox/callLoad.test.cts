@@ -3,6 +3,7 @@
  * created and the most created in any 60 s window, so a test or a benchmark can check that a client kept
  * to its Calls at Once and its pace.
  */
+import { CallLoad } from '../../sandbox/callLoad.js';
 import { createAgent, endCall, placeCall } from '../support/api.cts';
 import { useSandbox } from '../support/sandbox.cts';
 
@@ -54,4 +55,16 @@ test('DELETE starts counting again from the calls in progress now; reset forgets
 
 	await sandbox.reset();
 	expect((await load())[0]).toMatchObject({ in_progress: 0, max_in_progress: 0 });
+});
+
+test('the 60 s window slides: a call created 60 s after another is in a window of its own', () => {
+	const load = new CallLoad();
+	for (const at of [0, 30_000, 59_999]) load.created('key', at);
+	load.created('key', 60_000);
+	load.created('key', 119_999);
+
+	expect(load.describe(['key']).accounts[0]).toMatchObject({
+		calls_created: 5,
+		max_created_in_60s: 3,
+	});
 });
