@@ -18,8 +18,8 @@ const inUse = () => {
 	return heap.used_heap_size + heap.external_memory;
 };
 
-/** The run under way: one at a time in the benchmark. */
-let current;
+/** The runs under way, by workflow ID (the batch benchmark runs several workflows at once). */
+const current = new Map();
 let profiles = 0;
 
 function post(session, method) {
@@ -28,7 +28,7 @@ function post(session, method) {
 	);
 }
 
-async function startRun() {
+async function startRun(key) {
 	// A collection first, when n8n runs with --expose-gc, so garbage of earlier runs is not counted.
 	globalThis.gc?.();
 	const run = { baseline: inUse(), peak: 0 };
@@ -36,18 +36,18 @@ async function startRun() {
 	run.sampler = setInterval(() => {
 		run.peak = Math.max(run.peak, inUse());
 	}, SAMPLE_EVERY_MS);
-	if (process.env.VOICE_AGENT_BENCH_PROFILE) {
+	if (process.env.VOICE_AGENT_BENCH_PROFILE && current.size === 0) {
 		run.session = new inspector.Session();
 		run.session.connect();
 		await post(run.session, 'Profiler.enable');
 		await post(run.session, 'Profiler.start');
 	}
-	current = run;
+	current.set(key, run);
 }
 
-async function finishRun(name) {
-	const run = current;
-	current = undefined;
+async function finishRun(key, name) {
+	const run = current.get(key);
+	current.delete(key);
 	if (!run) return undefined;
 	clearInterval(run.sampler);
 	run.peak = Math.max(run.peak, inUse());
@@ -80,15 +80,15 @@ function summary(run) {
 module.exports = {
 	workflow: {
 		preExecute: [
-			async function () {
-				await startRun();
+			async function (workflow) {
+				await startRun(workflow?.id);
 			},
 		],
 		postExecute: [
 			async function (run, workflowData) {
 				const file = process.env.VOICE_AGENT_BENCH_RESULTS;
 				const result = { workflow: workflowData?.name, ...summary(run) };
-				result.memoryMb = await finishRun(workflowData?.name ?? 'workflow');
+				result.memoryMb = await finishRun(workflowData?.id, workflowData?.name ?? 'workflow');
 				if (file) fs.appendFileSync(file, `${JSON.stringify(result)}\n`);
 			},
 		],

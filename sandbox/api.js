@@ -108,7 +108,7 @@ function createApiRoutes({ random, simulation }) {
 				if (!agent) invalid(`from must be the phone_number of one of your agents; ${from} is not`);
 				const call = newCall(account, { agent, to, context, userSpeaksFirst }, random, Date.now());
 				account.addCall(call);
-				simulation.start(account, call);
+				simulation.place(account, call);
 				return ok(callShape(call));
 			},
 		],

@@ -9,6 +9,7 @@ const { CallSimulator } = require('./simulation');
 const { FaultInjector } = require('./faults');
 const { TokenBuckets } = require('./rateLimit');
 const { TrafficCounter } = require('./traffic');
+const { CallLoad } = require('./callLoad');
 const { createApiRoutes } = require('./api');
 const { seedAccount } = require('./seed');
 
@@ -42,8 +43,10 @@ class SandboxApp {
 			log: this.deliveryLog,
 			timers: this.simulationTimers,
 		});
+		this.callLoad = new CallLoad();
 		this.simulation = new CallSimulator({
 			callDurationMs: config.callDurationMs,
+			load: this.callLoad,
 			webhooks: this.webhooks,
 			timers: this.simulationTimers,
 		});

@@ -56,6 +56,11 @@ async function handleControl(app, method, path, body) {
 		case 'DELETE /_sandbox/traffic':
 			app.traffic.clear();
 			return ok({ cleared: true });
+		case 'GET /_sandbox/call-load':
+			return ok(app.callLoad.describe(app.apiKeys));
+		case 'DELETE /_sandbox/call-load':
+			app.callLoad.clear();
+			return ok({ cleared: true });
 		case 'GET /_sandbox/deliveries':
 			return ok(app.deliveryLog.entries);
 		case 'DELETE /_sandbox/deliveries':

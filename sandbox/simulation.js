@@ -4,6 +4,7 @@ const { isoTime, endCall } = require('./records');
 const { callShape } = require('./shapes');
 const { isObject } = require('./checks');
 
+/** @typedef {import('./callLoad').CallLoad} CallLoad */
 /** @typedef {import('./timers').TimerSet} TimerSet */
 /** @typedef {import('./types').Agent} Agent */
 /** @typedef {import('./types').Call} Call */
@@ -19,12 +20,13 @@ const { isObject } = require('./checks');
  */
 class CallSimulator {
 	/**
-	 * @param {{ callDurationMs: number, webhooks: WebhookDispatcher, timers: TimerSet }} options
+	 * @param {{ callDurationMs: number, webhooks: WebhookDispatcher, timers: TimerSet, load: CallLoad }} options
 	 */
-	constructor({ callDurationMs, webhooks, timers }) {
+	constructor({ callDurationMs, webhooks, timers, load }) {
 		this.callDurationMs = callDurationMs;
 		this.webhooks = webhooks;
 		this.timers = timers;
+		this.load = load;
 		/** @type {Map<string, NodeJS.Timeout[]>} pending steps of each live call */
 		this.steps = new Map();
 	}
@@ -35,6 +37,7 @@ class CallSimulator {
 	 * @param {number} [durationMs] how long it lasts (seeded live calls may last longer than placed ones)
 	 */
 	start(account, call, durationMs = this.callDurationMs) {
+		this.load.started(account.apiKey);
 		void this.emit(account, call, 'call_started', callShape(call));
 		const tool = firstTool(account.agents.get(call.agent_id));
 		/** @type {NodeJS.Timeout[]} */
@@ -53,12 +56,23 @@ class CallSimulator {
 	}
 
 	/**
+	 * A call POST /call has just stored: counted as created, then it runs like any live call.
+	 * @param {Account} account
+	 * @param {Call} call
+	 */
+	place(account, call) {
+		this.load.created(account.apiKey, Date.now());
+		this.start(account, call);
+	}
+
+	/**
 	 * Ends a live call now (by itself, or through POST /_sandbox/calls/{id}/complete).
 	 * @param {Account} account
 	 * @param {Call} call
 	 * @param {'completed' | 'failed'} status
 	 */
 	finish(account, call, status) {
+		if (this.steps.has(call.id)) this.load.ended(account.apiKey);
 		for (const step of this.steps.get(call.id) ?? []) this.timers.clear(step);
 		this.steps.delete(call.id);
 		endCall(call, status, account.agents.get(call.agent_id), Date.now());
@@ -84,6 +98,7 @@ class CallSimulator {
 	cancelAll() {
 		this.timers.clearAll();
 		this.steps.clear();
+		this.load.reset();
 	}
 }
 

@@ -27,6 +27,7 @@ export const EXAMPLES = Object.freeze([
 	'upsert-agents-from-crm',
 	'push-context-into-live-call',
 	'call-lead-and-log-outcome',
+	'call-a-list-of-leads',
 	'log-transcript-when-call-ends',
 ]);
 export const TRIGGER_EXAMPLE = 'log-transcript-when-call-ends';

@@ -453,7 +453,7 @@ describe('Continue On Fail', () => {
 		expect((await wire(sandbox)).map((request) => request.query.limit)).toEqual(['2', '1']);
 	});
 
-	test('without it, the run fails naming the item, and the items after it are not sent', async () => {
+	test('without it, the run fails naming the item, and no item is sent: Create checks every item before the first call', async () => {
 		const agent = await createAgent(sandbox, { name: 'Stopper' });
 		await sandbox.clearRequests();
 
@@ -469,8 +469,7 @@ describe('Continue On Fail', () => {
 		);
 		expect(run.error?.context?.itemIndex).toBe(1);
 		expect(run.run.data.resultData.error?.message).toBe(run.error?.message);
-		const posts = (await wire(sandbox)).filter((request) => request.method === 'POST');
-		expect(posts.map((request) => (request.body as { to: string }).to)).toEqual(['+14155550101']);
+		expect(await wire(sandbox)).toEqual([]);
 	});
 
 	test('without it, an API error names the item too', async () => {

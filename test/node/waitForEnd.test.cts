@@ -61,7 +61,14 @@ describe('Call → Create, waiting for the call to end', () => {
 
 		const checks = await callChecks();
 		const [call] = jsonOf(run);
-		expect(call).toEqual({ ...(await getCall(sandbox, callId)), ended: true });
+		expect(call).toEqual({
+			...(await getCall(sandbox, callId)),
+			ended: true,
+			placed_at: expect.any(String),
+			end_seen_at: expect.any(String),
+		});
+		// n8n's clock: when the call was placed, and when the node saw it had ended.
+		expect(Date.parse(call.end_seen_at) - Date.parse(call.placed_at)).toBeGreaterThan(0);
 		expect(call.status).toBe('completed');
 		expect(call.duration).toEqual(expect.any(Number));
 		expect(call.transcript.map((entry: { text: string }) => entry.text).join('\n')).toContain(

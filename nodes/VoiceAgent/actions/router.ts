@@ -1,9 +1,9 @@
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
-import { partialOutputOf } from '../../shared/partialOutput';
 import * as agent from './agent/Agent.resource';
 import * as call from './call/Call.resource';
+import { failedItemOutput } from './itemFailure';
 import type { VoiceAgentOperation } from './operation';
 
 const resources: Record<string, Record<string, VoiceAgentOperation>> = {
@@ -11,7 +11,10 @@ const resources: Record<string, Record<string, VoiceAgentOperation>> = {
 	call: call.operations,
 };
 
-/** Runs the chosen operation once per input item; each output item is paired with its input. */
+/**
+ * Runs the chosen operation once per input item, or once for all items when it schedules them itself
+ * (`executeAll`); each output item is paired with its input.
+ */
 export async function router(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const resource = this.getNodeParameter('resource', 0) as string;
 	const operationName = this.getNodeParameter('operation', 0) as string;
@@ -22,6 +25,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operationName}" of "${resource}" is not known`,
 		);
 	}
+	if (operation.executeAll) return [await operation.executeAll.call(this)];
 
 	const items = this.getInputData();
 	const output: INodeExecutionData[] = [];
@@ -34,22 +38,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			if (Array.isArray(result)) for (const json of result) output.push({ json, pairedItem });
 			else output.push({ json: result, pairedItem });
 		} catch (error) {
-			if (this.continueOnFail()) {
-				// An operation that got part of its output before some parts failed returns what it got,
-				// and an error item per failed part.
-				const partial = partialOutputOf(error);
-				const json = partial
-					? [...partial.items, ...partial.errors]
-					: [{ error: (error as Error).message }];
-				for (const entry of json) output.push({ json: entry, pairedItem: { item: itemIndex } });
-				continue;
-			}
-			if (error instanceof NodeApiError) {
-				error.context.itemIndex ??= itemIndex;
-				throw new NodeApiError(this.getNode(), error as unknown as JsonObject);
-			}
-			if (error instanceof NodeOperationError) error.context.itemIndex ??= itemIndex;
-			throw new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+			// An operation that got part of its output before some parts failed returns what it got,
+			// and an error item per failed part.
+			output.push(...failedItemOutput(this, itemIndex, error));
 		}
 	}
 	return [output];

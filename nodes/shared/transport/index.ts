@@ -3,7 +3,7 @@
  * acts twice and knows where it runs, errors that say what went wrong, cursor pagination and fan-out.
  */
 export { AdaptiveLimit } from './adaptiveLimit';
-export { cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
+export { cancelledError, cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
 export {
 	API_KEY_REJECTED,
 	asNodeError,

@@ -1,26 +1,19 @@
-import type { IDataObject, IExecuteFunctions, INodeProperties, JsonObject } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+	JsonObject,
+} from 'n8n-workflow';
 import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
-import {
-	createCall,
-	getAgent,
-	getCall,
-	listCalls,
-	type CallFilter,
-	type NewCall,
-} from '../../../shared/api';
+import { getAgent, type CallFilter, type NewCall } from '../../../shared/api';
 import { agentLocator, optionsCollection } from '../../../shared/descriptions';
 import {
 	resolveAgent,
 	type AgentLocatorValue,
 	type ResolvedAgent,
 } from '../../../shared/resolveAgent';
-import {
-	asNodeError,
-	isOutcomeUnknown,
-	markOutcomeUnknown,
-	waitUnlessCancelled,
-} from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import { CALL_FIELDS } from '../../../shared/fields';
 import { readOncePerRun } from '../../../shared/runCache';
@@ -30,10 +23,12 @@ import {
 	checkAllowedDestination,
 	toolUseOf,
 } from './allowedDestinations';
+import { batchOptions, runCallBatch, type BatchSeams } from './callBatch';
 import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
+import { placeCall } from './placeCall';
 import { placeOnce } from './placeOnce';
 import { skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
-import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
+import { waitForEnd, waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
 	agentLocator({
@@ -81,6 +76,7 @@ const properties: INodeProperties[] = [
 			description: 'Whether the agent waits for the person called to speak first',
 		},
 		...waitForEndOptions,
+		...batchOptions,
 	]),
 ];
 
@@ -88,11 +84,6 @@ export const description = updateDisplayOptions(
 	{ show: { resource: ['call'], operation: ['create'] } },
 	properties,
 );
-
-/** How many of the latest calls to the number are remembered before dialling. */
-const RECENT_CALLS = 20;
-/** Waits before each look for a call whose creation answer was lost: the service may still be at it. */
-const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
 
 /** The phone number of an agent known by ID, fetched once per node run and agent. */
 async function fetchedPhoneNumber(context: IExecuteFunctions, agentId: string): Promise<string> {
@@ -118,92 +109,81 @@ async function agentPhoneNumber(
 	return number;
 }
 
-/** After an ambiguous failure: the call the attempt created, if the call list shows one. */
-async function findPlacedCall(
-	context: IExecuteFunctions,
-	filter: CallFilter,
-	knownIds: Set<string>,
-	callContext: string,
-): Promise<Call | undefined> {
-	for (const delay of LOOKUP_DELAYS_MS) {
-		if (delay > 0) await waitUnlessCancelled(context, delay);
-		const placed = (await listCalls(context, filter, RECENT_CALLS)).find(
-			(call) => !knownIds.has(call.id) && (call.context ?? '') === callContext,
-		);
-		if (placed) return await getCall(context, placed.id);
-	}
-	return undefined;
+/** What the item asks for, checked before anything is sent: no request is made here. */
+export interface CallRequest {
+	from: AgentLocatorValue;
+	to: string;
+	context: string;
+	options: IDataObject;
+	wait: WaitSettings | undefined;
+	/** Max Calls per Run; 0: no limit. */
+	maxCalls: number;
+	/** Skip Numbers Called in the Last (Minutes); 0: off. */
+	windowMinutes: number;
+}
+
+export function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallRequest {
+	const validate = new InputValidator(context.getNode(), itemIndex);
+	const from = context.getNodeParameter('from', itemIndex) as AgentLocatorValue;
+	const to = validate.e164(context.getNodeParameter('to', itemIndex), 'To');
+	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+	checkAllowedDestination(validate, to, options.allowedDestinations, toolUseOf(context));
+	const maxCalls = maxCallsPerRun(context, validate, options);
+	const windowMinutes = skipWindowMinutes(context, validate, itemIndex);
+	const callContext = validate.text(context.getNodeParameter('context', itemIndex, ''), 'Context');
+	const wait = waitSettings(context, itemIndex, options);
+	if (from?.mode === 'phoneNumber') validate.e164(from.value, 'From (Agent)');
+	return { from, to, context: callContext, options, wait, maxCalls, windowMinutes };
 }
 
 /**
- * Places the call once. A call placed twice phones a person twice, so POST /call is never repeated
- * after an ambiguous failure. Instead the calls that existed before are remembered (by ID, not by
- * clock, since the service's timestamps are opaque) and a new one in the list afterwards is the one
- * this attempt made.
+ * The whole of Create for one item, run alone (Calls at Once 1) or by the batch scheduler: validate →
+ * place once (placeOnce.ts: re-runs, the skip window, Max Calls per Run) → wait. The items of a call that ended carry when n8n placed it and saw it end.
  */
-async function placeCall(
+export async function createOne(
 	context: IExecuteFunctions,
-	body: NewCall,
-	filter: CallFilter,
 	itemIndex: number,
+	seams: BatchSeams = {},
 ): Promise<Call> {
-	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
-	try {
-		return await createCall(context, body);
-	} catch (error) {
-		if (!isOutcomeUnknown(error)) throw asNodeError(context, error);
-		let placed: Call | undefined;
-		let lookupFailure = '';
-		try {
-			placed = await findPlacedCall(context, filter, knownIds, body.context ?? '');
-		} catch (lookupError) {
-			// The look itself failing says nothing about the call: the warning below must stand.
-			lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
-		}
-		if (placed) return placed;
-		const unconfirmed = new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
-			message: `The call to ${body.to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
-			description:
-				`The service did not confirm the call, and no new call from ${body.from} to ${body.to} could be found in the call list afterwards.${lookupFailure} ` +
-				'The node does not try again on its own, so that nobody is phoned twice.',
-			itemIndex,
-		});
-		throw markOutcomeUnknown(unconfirmed);
+	const request = readCallRequest(context, itemIndex);
+	const validate = new InputValidator(context.getNode(), itemIndex);
+	let agentId: string | undefined;
+	let fromNumber: string;
+	if (request.from?.mode === 'phoneNumber') {
+		fromNumber = validate.e164(request.from.value, 'From (Agent)');
+	} else {
+		const agent = await resolveAgent(context, request.from, { field: 'From (Agent)', itemIndex });
+		agentId = agent.id;
+		fromNumber = await agentPhoneNumber(context, agent, itemIndex);
 	}
+	const body: NewCall = { from: fromNumber, to: request.to };
+	if (request.context !== '') body.context = request.context;
+	if (request.options.userSpeaksFirst !== undefined)
+		body.user_speaks_first = request.options.userSpeaksFirst === true;
+	validate.requestBody(body, CALL_FIELDS);
+
+	const filter: CallFilter = agentId
+		? { clientNumber: request.to, agentId }
+		: { clientNumber: request.to };
+	const { maxCalls, windowMinutes } = request;
+	const settings = { body, filter, itemIndex, maxCalls, windowMinutes };
+	const call = await placeOnce(context, validate, settings, async () => {
+		return await placeCall(context, body, filter, itemIndex, seams.pace);
+	});
+	// A call skipped as placed before is output as found: this run did not place it, so it does not wait.
+	if (call.skipped === true || !request.wait) return call;
+	const placedAt = new Date().toISOString();
+	const ended = await waitForEnd(context, call, request.wait, itemIndex, seams.schedule);
+	return ended.ended
+		? { ...ended, placed_at: placedAt, end_seen_at: new Date().toISOString() }
+		: { ...ended, placed_at: placedAt };
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
-	const validate = new InputValidator(this.getNode(), itemIndex);
-	const from = this.getNodeParameter('from', itemIndex) as AgentLocatorValue;
-	const to = validate.e164(this.getNodeParameter('to', itemIndex), 'To');
-	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	checkAllowedDestination(validate, to, options.allowedDestinations, toolUseOf(this));
-	const maxCalls = maxCallsPerRun(this, validate, options);
-	const windowMinutes = skipWindowMinutes(this, validate, itemIndex);
-	const callContext = validate.text(this.getNodeParameter('context', itemIndex, ''), 'Context');
-	const wait = waitSettings(this, itemIndex, options);
+	return await createOne(this, itemIndex);
+}
 
-	let agentId: string | undefined;
-	let fromNumber: string;
-	if (from?.mode === 'phoneNumber') {
-		fromNumber = validate.e164(from.value, 'From (Agent)');
-	} else {
-		const agent = await resolveAgent(this, from, { field: 'From (Agent)', itemIndex });
-		agentId = agent.id;
-		fromNumber = await agentPhoneNumber(this, agent, itemIndex);
-	}
-	const body: NewCall = { from: fromNumber, to };
-	if (callContext !== '') body.context = callContext;
-	if (options.userSpeaksFirst !== undefined)
-		body.user_speaks_first = options.userSpeaksFirst === true;
-	validate.requestBody(body, CALL_FIELDS);
-
-	const filter: CallFilter = agentId ? { clientNumber: to, agentId } : { clientNumber: to };
-	const settings = { body, filter, itemIndex, maxCalls, windowMinutes };
-	const call = await placeOnce(this, validate, settings, async () => {
-		return await placeCall(this, body, filter, itemIndex);
-	});
-	// A call skipped as placed before is output as found: this run did not place it, so it does not wait.
-	if (call.skipped === true) return call;
-	return wait ? await waitForEnd(this, call, wait, itemIndex) : call;
+/** All items at once: Calls at Once and the pace, each item through `createOne` (callBatch.ts). */
+export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
+	return await runCallBatch(this, { check: readCallRequest, run: createOne });
 }

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getCall, type CallFilter, type NewCall } from '../../../shared/api';
+import { readOncePerRun } from '../../../shared/runCache';
 import { asNodeError, isOutcomeUnknown } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
@@ -45,9 +46,51 @@ export async function placeOnce(
 		const skipReason = `This tool already called ${body.to} in this execution (call ${call.id}), so it was not called again`;
 		return { ...call, skipped: true, skipReason };
 	}
-	const recent = await recentlyCalled(context, filter, settings.windowMinutes);
-	if (recent) return recent;
+	if (settings.windowMinutes > 0 && !runsAsTool(context)) {
+		return await oncePerRunAndNumber(context, settings, async () => {
+			const recent = await recentlyCalled(context, filter, settings.windowMinutes);
+			return recent ?? (await placeNow(context, validate, settings, place));
+		});
+	}
+	return await placeNow(context, validate, settings, place);
+}
 
+/**
+ * With the window on, two items of one run to the same number are one call, also when Calls at Once
+ * runs them together: the later item waits for the earlier one's call and outputs it as skipped. An
+ * earlier item that failed leaves the number to the next.
+ */
+async function oncePerRunAndNumber(
+	context: IExecuteFunctions,
+	{ body, itemIndex }: PlaceOnceSettings,
+	placeFirst: () => Promise<Call | SkippedCall>,
+): Promise<Call | SkippedCall> {
+	const key = `callOfRun:${body.from}>${body.to}`;
+	for (;;) {
+		let own = false;
+		let first: { itemIndex: number; call: Call | SkippedCall };
+		try {
+			first = await readOncePerRun(context, key, async () => {
+				own = true;
+				return { itemIndex, call: await placeFirst() };
+			});
+		} catch (error) {
+			if (own) throw error;
+			continue;
+		}
+		if (own || first.call.skipped === true) return first.call;
+		const skipReason = `Item ${first.itemIndex} of this run called ${body.to} already (call ${first.call.id}), so it was not called again`;
+		return { ...(await getCall(context, first.call.id)), skipped: true, skipReason };
+	}
+}
+
+async function placeNow(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	settings: PlaceOnceSettings,
+	place: () => Promise<Call>,
+): Promise<Call> {
+	const { body, itemIndex } = settings;
 	const release = reserveCallSlot(context, validate, settings.maxCalls, body.to);
 	rememberAttempt(context, itemIndex, body);
 	try {

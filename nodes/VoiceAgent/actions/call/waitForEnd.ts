@@ -1,14 +1,10 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { getCall, hasEnded } from '../../../shared/api';
-import { asNodeError, isTransient, waitUnlessCancelled } from '../../../shared/transport';
+import { hasEnded } from '../../../shared/api';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
-
-/** Checks of a waiting call grow this much further apart each time, up to `MAX_INTERVAL_S`. */
-const BACKOFF_FACTOR = 1.5;
-const MAX_INTERVAL_S = 30;
+import { BACKOFF_FACTOR, MAX_INTERVAL_S, WaitSchedule } from './waitSchedule';
 
 const whileWaiting = { show: { waitForEnd: [true] } };
 
@@ -20,7 +16,7 @@ export const waitForEndOptions: INodeProperties[] = [
 		type: 'boolean',
 		default: false,
 		description:
-			'Whether to wait until the call has ended and output it in full (status, duration, transcript), with "ended": true. The node checks the call every few seconds, less often as time goes on (at most every 30 seconds). Items wait one after another.',
+			'Whether to wait until the call has ended and output it in full (status, duration, transcript), with "ended": true. The node checks the call every few seconds, less often as time goes on (at most every 30 seconds).',
 	},
 	{
 		displayName: 'Max Wait (Minutes)',
@@ -102,30 +98,19 @@ const asMinutes = (ms: number) =>
  * Checks the call (GET /call) until it has ended or the max wait is over, each check further apart, so
  * a wait of 30 minutes costs about 65 requests. A stopped workflow stops waiting at once. A check that
  * fails for a while (5xx, network) is no reason to give up on the call: the next check comes as planned.
+ * The waits of a batch share one `schedule`; a single wait has one of its own.
  */
 export async function waitForEnd(
 	context: IExecuteFunctions,
 	call: Call,
 	settings: WaitSettings,
 	itemIndex: number,
+	schedule: WaitSchedule = new WaitSchedule(context),
 ): Promise<Call & { ended: boolean }> {
-	const deadline = Date.now() + settings.maxWaitMs;
-	let latest = call;
-	let intervalMs = settings.firstIntervalMs;
-	let lastFailure: Error | undefined;
-	while (!hasEnded(latest)) {
-		const remainingMs = deadline - Date.now();
-		if (remainingMs <= 0) break;
-		await waitUnlessCancelled(context, Math.min(intervalMs, remainingMs));
-		intervalMs = Math.min(MAX_INTERVAL_S * 1000, intervalMs * BACKOFF_FACTOR);
-		try {
-			latest = await getCall(context, call.id);
-			lastFailure = undefined;
-		} catch (error) {
-			if (!isTransient(error)) throw asNodeError(context, error);
-			lastFailure = error as Error;
-		}
-	}
+	const { latest, lastFailure } = await schedule.waitFor(call, {
+		maxWaitMs: settings.maxWaitMs,
+		firstIntervalMs: settings.firstIntervalMs,
+	});
 	if (hasEnded(latest)) return { ...latest, ended: true };
 	if (settings.failAtMaxWait) {
 		const failure = lastFailure ? ` The last check failed: ${lastFailure.message}.` : '';

@@ -1,0 +1,90 @@
+// End-to-end: the example "call a list of leads" (examples/call-a-list-of-leads.json) as shipped, in the
+// pinned real n8n with the packed package, against the demo's seeded sandbox: twelve leads called five at
+// once and at most ten a minute, each outcome on its own lead's row, in the leads' order.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { installPackage, packPackage, ROOT as root } from '../../scripts/lib/community-package.mjs';
+import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
+import { SANDBOX_API_KEY, startSeededSandbox } from '../../scripts/lib/demo-sandbox.mjs';
+import { nodeOutput } from '../../scripts/lib/run-data.mjs';
+import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
+import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
+import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+
+const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
+const N8N_VERSION = selectRuntime().n8n;
+const log = (line) => console.log(`[e2e call-a-list] ${line}`);
+
+let sandbox;
+let userFolder;
+let pack;
+
+const control = (method, urlPath) =>
+	requestSandbox(sandbox, SANDBOX_API_KEY, method, urlPath, undefined, { control: true });
+
+before(async () => {
+	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
+	pack = await packPackage();
+	userFolder = createUserFolder();
+	await installPackage(userFolder, pack.tarball);
+	({ sandbox } = await startSeededSandbox({ port: 0 }));
+	await importCredentials(userFolder, [
+		{
+			...CREDENTIAL,
+			type: 'voiceAgentApi',
+			data: { apiKey: SANDBOX_API_KEY, baseUrl: sandbox.baseUrl },
+		},
+	]);
+});
+
+after(async () => {
+	await sandbox?.close();
+	if (userFolder) removeUserFolder(userFolder);
+	pack?.remove();
+});
+
+describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_000 }, () => {
+	test('every lead called once, 5 at once, 10 a minute, each outcome on its own row in order', async () => {
+		const example = JSON.parse(
+			readFileSync(path.join(root, 'examples', 'call-a-list-of-leads.json'), 'utf8'),
+		);
+		const leads = JSON.parse(
+			example.nodes.find((node) => node.name === 'Renewals due (from the CRM)').parameters
+				.assignments.assignments[0].value,
+		);
+		await control('DELETE', '/call-load');
+		// The demo's sandbox has live calls of its own (a day long): the example's come on top of them.
+		const { in_progress: before } = (await control('GET', '/call-load')).accounts[0];
+		const [id] = await importWorkflows(userFolder, [example]);
+		const started = Date.now();
+		const run = await executeWorkflow(userFolder, id);
+		log(`the example ran in ${Date.now() - started} ms`);
+		assert.equal(run.data.resultData.error, undefined, run.data.resultData.error?.message);
+
+		const rows = nodeOutput(run, 'Outcome per lead');
+		assert.deepEqual(
+			rows.map((row) => [row.lead, row.phone]),
+			leads.map((lead) => [lead.name, lead.phone]),
+		);
+		const calls = nodeOutput(run, 'Call 5 at once, 10 a minute');
+		assert.deepEqual(
+			calls.map((call) => call.to),
+			leads.map((lead) => lead.phone),
+		);
+		assert.equal(new Set(rows.map((row) => row.call_id)).size, leads.length);
+		for (const row of rows) {
+			assert.equal(row.ended, true, `${row.lead}'s call ended`);
+			// The sandbox's calls to a number ending in 0000 fail, as an unanswered call would.
+			assert.equal(row.status, row.phone.endsWith('0000') ? 'failed' : 'completed');
+			assert.ok(Date.parse(row.end_seen_at) > Date.parse(row.placed_at), `${row.lead}: times`);
+		}
+		const load = (await control('GET', '/call-load')).accounts[0];
+		assert.equal(load.calls_created, leads.length);
+		assert.equal(load.max_in_progress - before, 5);
+		assert.ok(load.max_created_in_60s <= 10, `${load.max_created_in_60s} calls in 60 s`);
+	});
+});
