@@ -20,7 +20,10 @@ const N8N_VERSION = selectRuntime().n8n;
 const log = (line) => console.log(`[e2e] ${line}`);
 
 const ALLOWED = ['+14155550101', '+14155550102'];
-const REFUSED = '+12125550103';
+// Called by an agent that does not exist until a test creates it: its item fails when the node runs,
+// after the other items were placed (input wrong on its face fails before any call is placed).
+const LATE = '+14155550103';
+const LATE_AGENT = 'Night Desk';
 
 let sandbox;
 let api;
@@ -52,7 +55,7 @@ function callEachNumber(first, createNode) {
 						id: 'a0000001-0000-4000-8000-000000000000',
 						name: 'numbers',
 						type: 'array',
-						value: `={{ ${JSON.stringify([...ALLOWED, REFUSED])} }}`,
+						value: `={{ ${JSON.stringify([...ALLOWED, LATE])} }}`,
 					},
 				],
 			},
@@ -74,8 +77,8 @@ function callEachNumber(first, createNode) {
 	return { nodes, connections };
 }
 
-/** Call → Create over the items' `numbers`, calling only +1415 numbers unless told otherwise. */
-function createCallNode({ typeVersion, agent, allowed = '+1415', settings = {} }) {
+/** Call → Create over the items' `numbers`, calling only +1415 numbers; LATE from LATE_AGENT. */
+function createCallNode({ typeVersion, agent, settings = {} }) {
 	return {
 		name: 'Call',
 		type: 'n8n-nodes-voice-agent.voiceAgent',
@@ -84,9 +87,13 @@ function createCallNode({ typeVersion, agent, allowed = '+1415', settings = {} }
 		parameters: {
 			resource: 'call',
 			operation: 'create',
-			from: { __rl: true, mode: 'name', value: agent },
+			from: {
+				__rl: true,
+				mode: 'name',
+				value: `={{ $json.numbers === "${LATE}" ? "${LATE_AGENT}" : "${agent}" }}`,
+			},
 			to: '={{ $json.numbers }}',
-			options: { allowedDestinations: allowed },
+			options: { allowedDestinations: '+1415' },
 		},
 		credentials: { voiceAgentApi: CREDENTIAL },
 		...settings,
@@ -118,7 +125,7 @@ after(async () => {
 });
 
 describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }, () => {
-	test('Retry On Fail (3 tries) with a refused item: each allowed number is phoned once', async () => {
+	test('Retry On Fail (3 tries) with an item that fails: each other number is phoned once', async () => {
 		await api.clearRequestLog();
 		const manual = {
 			name: 'Run',
@@ -139,9 +146,9 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 
 		const run = await executeWorkflow(userFolder, id);
 
-		assert.equal(
+		assert.match(
 			run.data.resultData.error?.message,
-			`To ${REFUSED} is not among the Allowed Destinations (+1415): no call was placed [item 2]`,
+			new RegExp(`^No agent is named "${LATE_AGENT}": .* \\[item 2\\]$`),
 		);
 		assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1 });
 	});
@@ -221,7 +228,7 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 	describe('on a real n8n start', () => {
 		let server;
 		let workflowId;
-		const workflow = (allowed) => ({
+		const workflow = () => ({
 			name: 'E2E: follow-up call on an event',
 			...callEachNumber(
 				{
@@ -233,12 +240,12 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 					parameters: { httpMethod: 'POST', path: 'safety-follow-up', options: {} },
 				},
 				// Version 1.2, the default: Skip Numbers Called in the Last (Minutes) is 15.
-				createCallNode({ typeVersion: 1.2, agent: 'Follow-up Desk', allowed }),
+				createCallNode({ typeVersion: 1.2, agent: 'Follow-up Desk' }),
 			),
 		});
 
 		before(async () => {
-			[workflowId] = await importWorkflows(userFolder, [workflow('+1415')]);
+			[workflowId] = await importWorkflows(userFolder, [workflow()]);
 			server = await startN8nServer(userFolder);
 			log(`n8n started in ${server.startMs} ms at ${server.url}`);
 			await server.setupOwnerAndLogin();
@@ -274,10 +281,10 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 			await api.clearRequestLog();
 			const failed = await deliver(1);
 			assert.equal(failed.status, 'error');
-			assert.match(callRun(failed).error.message, /^To \+12125550103 is not among/);
+			assert.match(callRun(failed).error.message, new RegExp(`^No agent is named "${LATE_AGENT}"`));
 			assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1 });
 
-			// "Retry with original workflow": the same items again; the refused one fails again.
+			// "Retry with original workflow": the same items again; the late one fails again.
 			const retried = await retry(failed.id, false, 2);
 			assert.equal(retried.status, 'error');
 			assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1 });
@@ -288,8 +295,8 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 			assert.equal(redelivered.retryOf ?? undefined, undefined);
 			assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1 });
 
-			// The user allows the third number and retries with the saved workflow.
-			await server.rest.updateLiveWorkflow(workflowId, workflow('+1415, +1212'));
+			// The user creates the missing agent and retries with the saved workflow.
+			await api.call('POST', '/agent', { name: LATE_AGENT, area_code: '415' });
 			const fixed = await retry(failed.id, true, 4);
 			assert.equal(fixed.status, 'success');
 			const output = callRun(fixed).data.main[0].map((item) => item.json);
@@ -298,14 +305,14 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 				[
 					[ALLOWED[0], true],
 					[ALLOWED[1], true],
-					[REFUSED, false],
+					[LATE, false],
 				],
 			);
 			assert.equal(
 				output[0].skipReason,
 				`Execution ${failed.id}, which this execution retries, placed this call already, so it was not placed again`,
 			);
-			assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1, [REFUSED]: 1 });
+			assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1, [LATE]: 1 });
 		});
 	});
 });

@@ -14,11 +14,13 @@ const sandbox = useSandbox({ callDurationMs: 60_000 });
 // n8n takes a wait of 0 as its default of 1 second.
 const RETRY_ON_FAIL = { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 };
 
+// Each item names its agent: an agent that does not exist fails its item when the node runs, after the
+// items before it were placed (input that is wrong on its face fails before any call, see createBatch).
 function createCall(allowedDestinations = '+1415') {
 	return {
 		resource: 'call',
 		operation: 'create',
-		from: rl('Front Desk', 'name'),
+		from: rl('={{ $json.agent ?? "Front Desk" }}', 'name'),
 		to: '={{ $json.to }}',
 		options: { allowedDestinations },
 	};
@@ -45,17 +47,19 @@ async function dialled(): Promise<Record<string, number>> {
 }
 
 describe('Retry On Fail', () => {
-	test('an item outside Allowed Destinations fails the node three times; each allowed number is phoned once', async () => {
+	test('an item that fails at run time fails the node three times; each other number is phoned once', async () => {
 		await createAgent(sandbox, { name: 'Front Desk' });
 
 		const result = await run({
 			settings: RETRY_ON_FAIL,
-			input: [{ to: '+14155550101' }, { to: '+14155550102' }, { to: '+12125550103' }],
+			input: [
+				{ to: '+14155550101' },
+				{ to: '+14155550102' },
+				{ to: '+14155550103', agent: 'Night Desk' },
+			],
 		});
 
-		expect(result.error?.message).toBe(
-			'To +12125550103 is not among the Allowed Destinations (+1415): no call was placed [item 2]',
-		);
+		expect(result.error?.message).toMatch(/^No agent is named "Night Desk": .* \[item 2\]$/);
 		expect(await dialled()).toEqual({ '+14155550101': 1, '+14155550102': 1 });
 		expect(await allCalls(sandbox)).toHaveLength(2);
 	});
@@ -132,13 +136,13 @@ describe('a node that runs several times in one execution', () => {
 describe("n8n's Retry execution", () => {
 	test('goes on from the saved state: the calls of the failed run are output as skipped, not placed again', async () => {
 		await createAgent(sandbox, { name: 'Front Desk' });
-		const input = [{ to: '+14155550101' }, { to: '+12125550102' }];
+		const input = [{ to: '+14155550101' }, { to: '+14155550102', agent: 'Night Desk' }];
 		const failed = await run({ input, executionId: '101' });
-		expect(failed.error?.message).toMatch(/^To \+12125550102 is not among/);
+		expect(failed.error?.message).toMatch(/^No agent is named "Night Desk": .* \[item 1\]$/);
 
-		// The user widens Allowed Destinations and retries the execution with the saved workflow.
+		// The user creates the missing agent and retries the execution.
+		await createAgent(sandbox, { name: 'Night Desk' });
 		const retried = await run({
-			parameters: createCall('+1415, +1212'),
 			input,
 			executionId: '102',
 			retryOf: failed.run,
@@ -151,8 +155,8 @@ describe("n8n's Retry execution", () => {
 			skipReason:
 				'Execution 101, which this execution retries, placed this call already, so it was not placed again',
 		});
-		expect(second).toMatchObject({ to: '+12125550102', status: 'in_progress' });
+		expect(second).toMatchObject({ to: '+14155550102', status: 'in_progress' });
 		expect(second).not.toHaveProperty('skipped');
-		expect(await dialled()).toEqual({ '+14155550101': 1, '+12125550102': 1 });
+		expect(await dialled()).toEqual({ '+14155550101': 1, '+14155550102': 1 });
 	});
 });
