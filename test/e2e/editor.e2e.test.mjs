@@ -277,8 +277,20 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 
 			/** Saves the credential with these fields; n8n tests it and shows the result's message. */
 			async function saveAndTest(fields) {
+				// The dialog re-renders after each test's banner; a value typed meanwhile can be lost, and
+				// an unchanged credential is neither saved nor tested. So each value is typed until it holds.
 				for (const [field, value] of Object.entries(fields)) {
-					await dialog.locator(`[data-test-id="parameter-input-${field}"] input`).fill(value);
+					const input = dialog.locator(`[data-test-id="parameter-input-${field}"] input`);
+					await waitFor(
+						async () => {
+							if ((await input.inputValue()) !== value) await input.fill(value);
+							return (await input.inputValue()) === value ? true : undefined;
+						},
+						{
+							timeoutMs: 10_000,
+							onTimeout: () => new Error(`the ${field} field did not keep the value typed`),
+						},
+					);
 				}
 				const tested = page.waitForResponse((response) =>
 					response.url().endsWith('/rest/credentials/test'),
