@@ -23,7 +23,10 @@ export interface Registration extends IDataObject {
 	/** The Token Rotation the token was derived with. */
 	rotation: number;
 	agentId: string;
-	/** The webhook the agent had before this trigger took it over; '' when it had none. */
+	/**
+	 * The webhook the agent had before this trigger took it over ('' when it had none), whole, so it can
+	 * be put back: another receiver's URL keeps whatever secret it carries.
+	 */
 	previousWebhook: string;
 	kind: RegistrationKind;
 }

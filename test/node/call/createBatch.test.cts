@@ -257,4 +257,23 @@ describe('Call → Create, several at once: the rules of one call hold per item'
 		);
 		expect(hintsOf(run)).toEqual(['Calls: 2 placed, 0 ended, 0 failed, 2 skipped']);
 	});
+
+	test('version 1.2, the same number twice, the first call unconfirmed: the second item does not dial it', async () => {
+		await sandbox.faults({ error_rate: 1, match: 'POST /call', when: 'before', times: 1 });
+		const [lead] = leads(1);
+
+		const run = await runWith(sandbox, createFor(agent.id, { callsAtOnce: 2 }), {
+			input: [lead, lead],
+			typeVersion: 1.2,
+			continueOnFail: true,
+		});
+
+		const [first, second] = jsonOf(run);
+		expect(first.error).toMatch(/^The call to \+14155551001 may not have been placed/);
+		expect(second.error).toBe(
+			'The call to +14155551001 may have been placed by an earlier item of this run: not placed again, check the call list [item 1]',
+		);
+		expect(await posts()).toBe(1);
+		expect(await allCalls(sandbox)).toHaveLength(0);
+	});
 });

@@ -4,6 +4,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { cancelledError, cancelSignalOf } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
@@ -104,6 +105,13 @@ class Progress {
  * Outputs come in input order, each paired with its item; a failed item is an error item with
  * "On Error → Continue", otherwise no new call starts, every wait stops, and the error stops the node.
  */
+function notPlacedError(context: IExecuteFunctions): NodeOperationError {
+	return new NodeOperationError(
+		context.getNode(),
+		'Not placed: the run stopped at an earlier item that failed',
+	);
+}
+
 export async function runCallBatch(
 	context: IExecuteFunctions,
 	steps: CallSteps,
@@ -143,7 +151,9 @@ export async function runCallBatch(
 					outputs[itemIndex] = failedItemOutput(context, itemIndex, error);
 				} catch (itemError) {
 					fatal ??= itemError;
-					seams.pace?.stop(fatal);
+					// Calls still waiting for their pace slot were never sent: their error must say so, not
+					// carry the failed item's error (which may be an ambiguous "may have been placed").
+					seams.pace?.stop(notPlacedError(context));
 					seams.schedule?.stop(fatal);
 				}
 			}

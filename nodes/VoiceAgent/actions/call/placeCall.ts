@@ -9,12 +9,18 @@ import {
 	waitUnlessCancelled,
 	type RequestObserver,
 } from '../../../shared/transport';
+import { readOncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
 
 /** How many of the latest calls to the number are remembered before dialling. */
 const RECENT_CALLS = 20;
 /** Waits before each look for a call whose creation answer was lost: the service may still be at it. */
 const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
+
+/** The calls this node run placed or found as its own: a lookup never takes another item's call. */
+async function callsOfRun(context: IExecuteFunctions): Promise<Set<string>> {
+	return await readOncePerRun(context, 'callsOfRun', async () => new Set<string>());
+}
 
 /** After an ambiguous failure: the call the attempt created, if the call list shows one. */
 async function findPlacedCall(
@@ -23,12 +29,17 @@ async function findPlacedCall(
 	knownIds: Set<string>,
 	callContext: string,
 ): Promise<Call | undefined> {
+	const taken = await callsOfRun(context);
 	for (const delay of LOOKUP_DELAYS_MS) {
 		if (delay > 0) await waitUnlessCancelled(context, delay);
 		const placed = (await listCalls(context, filter, RECENT_CALLS)).find(
-			(call) => !knownIds.has(call.id) && (call.context ?? '') === callContext,
+			(call) =>
+				!knownIds.has(call.id) && !taken.has(call.id) && (call.context ?? '') === callContext,
 		);
-		if (placed) return await getCall(context, placed.id);
+		if (placed) {
+			taken.add(placed.id);
+			return await getCall(context, placed.id);
+		}
 	}
 	return undefined;
 }
@@ -47,7 +58,9 @@ export async function placeCall(
 ): Promise<Call> {
 	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
 	try {
-		return await createCall(context, body, pace ? { observer: pace } : undefined);
+		const call = await createCall(context, body, pace ? { observer: pace } : undefined);
+		(await callsOfRun(context)).add(call.id);
+		return call;
 	} catch (error) {
 		if (!isOutcomeUnknown(error)) throw asNodeError(context, error);
 		let placed: Call | undefined;

@@ -1,4 +1,5 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError } from 'n8n-workflow';
 
 import { getCall, type CallFilter, type NewCall } from '../../../shared/api';
 import { readOncePerRun } from '../../../shared/runCache';
@@ -46,7 +47,7 @@ export async function placeOnce(
 		const skipReason = `This tool already called ${body.to} in this execution (call ${call.id}), so it was not called again`;
 		return { ...call, skipped: true, skipReason };
 	}
-	if (settings.windowMinutes > 0 && !runsAsTool(context)) {
+	if (settings.windowMinutes > 0) {
 		return await oncePerRunAndNumber(context, settings, async () => {
 			const recent = await recentlyCalled(context, filter, settings.windowMinutes);
 			return recent ?? (await placeNow(context, validate, settings, place));
@@ -57,8 +58,9 @@ export async function placeOnce(
 
 /**
  * With the window on, two items of one run to the same number are one call, also when Calls at Once
- * runs them together: the later item waits for the earlier one's call and outputs it as skipped. An
- * earlier item that failed leaves the number to the next.
+ * runs them together: the later item waits for the earlier one's call and outputs it as skipped (and
+ * remembers it as its own, so a later *Retry execution* never dials it). An earlier item that certainly
+ * placed nothing leaves the number to the next; one whose outcome is unknown leaves it to nobody.
  */
 async function oncePerRunAndNumber(
 	context: IExecuteFunctions,
@@ -75,10 +77,19 @@ async function oncePerRunAndNumber(
 				return { itemIndex, call: await placeFirst() };
 			});
 		} catch (error) {
-			if (own) throw error;
-			continue;
+			if (own) throw asNodeError(context, error);
+			if (!isOutcomeUnknown(error)) continue;
+			rememberAttempt(context, itemIndex, body);
+			throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
+				message: `The call to ${body.to} may have been placed by an earlier item of this run: not placed again, check the call list [item ${itemIndex}]`,
+				description:
+					"The service did not confirm the earlier item's call to the same number, so the node cannot tell whether it was placed. It does not dial again, so that nobody is phoned twice.",
+				itemIndex,
+			});
 		}
 		if (own || first.call.skipped === true) return first.call;
+		rememberAttempt(context, itemIndex, body);
+		rememberOutcome(context, itemIndex, body, first.call.id);
 		const skipReason = `Item ${first.itemIndex} of this run called ${body.to} already (call ${first.call.id}), so it was not called again`;
 		return { ...(await getCall(context, first.call.id)), skipped: true, skipReason };
 	}

@@ -44,6 +44,8 @@ export class WaitSchedule {
 	private readonly waiters = new Set<Waiter>();
 	private running = false;
 	private checksInFlight = 0;
+	/** Once stopped, a wait asked for later (a call whose POST was in flight) ends at once too. */
+	private stoppedBy: unknown;
 
 	constructor(
 		private readonly context: IExecuteFunctions,
@@ -52,6 +54,7 @@ export class WaitSchedule {
 
 	/** Resolves when the call has ended or its max wait is over; a check that fails for good rejects. */
 	async waitFor(call: Call, plan: WaitPlan): Promise<WaitResult> {
+		if (this.stoppedBy !== undefined) throw this.stoppedBy;
 		if (hasEnded(call)) return { latest: call };
 		const start = this.now();
 		return await new Promise<WaitResult>((resolve, reject) => {
@@ -71,6 +74,7 @@ export class WaitSchedule {
 
 	/** Ends every wait with `error` (e.g. the batch stops after an item failed). */
 	stop(error: unknown): void {
+		this.stoppedBy ??= error;
 		for (const waiter of this.waiters) waiter.reject(error);
 		this.waiters.clear();
 	}
@@ -84,9 +88,14 @@ export class WaitSchedule {
 					if (this.checksInFlight >= MAX_CHECKS_IN_FLIGHT) break;
 					if (!waiter.checking && waiter.dueAt <= now) void this.check(waiter);
 				}
+				// With every check slot taken, overdue waiters wait a tick instead of spinning the loop.
 				const idle = [...this.waiters].filter((waiter) => !waiter.checking);
 				const nextDue = Math.min(...idle.map((waiter) => waiter.dueAt));
-				await waitUnlessCancelled(this.context, Math.max(0, Math.min(TICK_MS, nextDue - now)));
+				const delay =
+					this.checksInFlight >= MAX_CHECKS_IN_FLIGHT
+						? TICK_MS
+						: Math.max(0, Math.min(TICK_MS, nextDue - now));
+				await waitUnlessCancelled(this.context, delay);
 			}
 		} catch (error) {
 			// Stopped workflow: every wait ends now, not at its next check.
