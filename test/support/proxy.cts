@@ -6,44 +6,12 @@ import * as http from 'node:http';
 
 import { forSuite } from './lifecycle.cts';
 import type { TestSandbox } from './sandbox.cts';
-import { listen, type LocalServer } from './servers.cts';
+import { forward, listen, type LocalServer } from './servers.cts';
 
 /** "METHOD /path" of a request, the path relative to /v1 (e.g. "GET /calls"). */
 function routeOf(request: http.IncomingMessage): string {
 	const { pathname } = new URL(request.url ?? '/', 'http://proxy.invalid');
 	return `${request.method} ${pathname.replace(/^\/v1/, '')}`;
-}
-
-/**
- * Sends the request on to `target` and pipes the answer back (with `extraHeaders`); `done` runs once the
- * answer ended or the request failed.
- */
-function forward(
-	request: http.IncomingMessage,
-	response: http.ServerResponse,
-	target: URL,
-	extraHeaders: http.OutgoingHttpHeaders = {},
-	done: () => void = () => {},
-): void {
-	const upstream = http.request(
-		{
-			host: target.hostname,
-			port: target.port,
-			method: request.method,
-			path: request.url,
-			headers: request.headers,
-		},
-		(answer) => {
-			response.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...extraHeaders });
-			answer.pipe(response);
-			answer.on('end', done);
-		},
-	);
-	upstream.on('error', () => {
-		done();
-		response.destroy();
-	});
-	request.pipe(upstream);
 }
 
 /** A proxy in front of the sandbox that counts, per "METHOD /path", how many requests are in flight at once. */

@@ -131,10 +131,43 @@ export async function startReceiver(): Promise<WebhookReceiver> {
 	return receiver;
 }
 
+/**
+ * Sends the request on to `target` and pipes the answer back (with `extraHeaders`); `done` runs once the
+ * answer ended or the request failed.
+ */
+export function forward(
+	request: http.IncomingMessage,
+	response: http.ServerResponse,
+	target: URL,
+	extraHeaders: http.OutgoingHttpHeaders = {},
+	done: () => void = () => {},
+): void {
+	const upstream = http.request(
+		{
+			host: target.hostname,
+			port: target.port,
+			method: request.method,
+			path: request.url,
+			headers: request.headers,
+		},
+		(answer) => {
+			response.writeHead(answer.statusCode ?? 502, { ...answer.headers, ...extraHeaders });
+			answer.pipe(response);
+			answer.on('end', done);
+		},
+	);
+	upstream.on('error', () => {
+		done();
+		response.destroy();
+	});
+	request.pipe(upstream);
+}
+
 /** A server standing for another origin: it records every request and answers 200 with an agent list. */
 export interface RecordingServer extends LocalServer {
 	/** "METHOD /path?query" of every request it received. */
 	requests: string[];
+
 	/** The Authorization headers it received (none must arrive). */
 	authorizations: string[];
 }
@@ -168,22 +201,7 @@ export async function startRedirectingServer(
 		http.createServer((request, response) => {
 			requests.push(`${request.method} ${request.url}`);
 			if (only !== undefined && passTo !== undefined && request.method !== only) {
-				const target = new URL(passTo);
-				const upstream = http.request(
-					{
-						host: target.hostname,
-						port: target.port,
-						method: request.method,
-						path: request.url,
-						headers: request.headers,
-					},
-					(answer) => {
-						response.writeHead(answer.statusCode ?? 502, answer.headers);
-						answer.pipe(response);
-					},
-				);
-				upstream.on('error', () => response.destroy());
-				request.pipe(upstream);
+				forward(request, response, new URL(passTo));
 				return;
 			}
 			request.resume();
