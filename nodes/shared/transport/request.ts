@@ -109,6 +109,10 @@ export async function voiceAgentApiRequest<T = IDataObject>(
 			retryAfterMs: outcome.kind === 'answer' ? outcome.retryAfterMs : undefined,
 			serviceDate: response?.headers?.date as string | undefined,
 		});
+		// What the service did for a request that acts (a call placed) is returned even if the workflow
+		// was stopped meanwhile: losing it would forget a call that exists.
+		const acted = outcome.kind === 'answer' && outcome.status >= 200 && outcome.status < 300;
+		if (acted && !request.idempotent) return (response as IN8nHttpFullResponse).body as T;
 		throwIfCancelled(context, signal);
 		const decision = decideRetry(outcome, request.idempotent, spent, budget);
 		if (decision.retry) {

@@ -3,7 +3,7 @@ import { NodeApiError } from 'n8n-workflow';
 
 import { getCall, type CallFilter, type NewCall } from '../../../shared/api';
 import { readOncePerRun } from '../../../shared/runCache';
-import { asNodeError, isOutcomeUnknown } from '../../../shared/transport';
+import { asNodeError, cancelSignalOf, isOutcomeUnknown } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
@@ -109,8 +109,9 @@ async function placeNow(
 		rememberOutcome(context, itemIndex, body, call.id);
 		return call;
 	} catch (error) {
-		// Only a failure that certainly placed nothing frees the slot and the item for another try.
-		if (!isOutcomeUnknown(error)) {
+		// Only a failure that certainly placed nothing frees the slot and the item for another try; a
+		// stop may have cut POST /call off after the service acted.
+		if (!isOutcomeUnknown(error) && !cancelSignalOf(context)?.aborted) {
 			release();
 			rememberOutcome(context, itemIndex, body, undefined);
 		}
