@@ -292,12 +292,23 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 						},
 					);
 				}
-				const tested = page.waitForResponse((response) =>
-					response.url().endsWith('/rest/credentials/test'),
-				);
-				await page.locator('[data-test-id="credential-save-button"]').click();
+				// A click that lands while the dialog re-renders after the last banner does nothing (the button
+				// still says Save, nothing is sent): click again until n8n tests the credential, three times at most.
+				let testResponse;
+				for (let click = 1; !testResponse; click++) {
+					const tested = page.waitForResponse(
+						(response) => response.url().endsWith('/rest/credentials/test'),
+						{ timeout: 10_000 },
+					);
+					await page.locator('[data-test-id="credential-save-button"]').click();
+					try {
+						testResponse = await tested;
+					} catch (error) {
+						if (click === 3) throw error;
+					}
+				}
 				// The banner that follows n8n's answer is the one to read, not the one still shown from before.
-				const { data } = await (await tested).json();
+				const { data } = await testResponse.json();
 				if (data.status === 'OK') {
 					await success.waitFor();
 					return 'OK';
