@@ -25,7 +25,7 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			`The operation "${operationName}" of "${resource}" is not known`,
 		);
 	}
-	if (operation.executeAll) return [await operation.executeAll.call(this)];
+	if ('executeAll' in operation) return [await operation.executeAll.call(this)];
 
 	const items = this.getInputData();
 	const output: INodeExecutionData[] = [];

@@ -179,10 +179,6 @@ export async function createOne(
 		: { ...ended, placed_at: placedAt };
 }
 
-export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
-	return await createOne(this, itemIndex);
-}
-
 /** All items at once: Calls at Once and the pace, each item through `createOne` (callBatch.ts). */
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	return await runCallBatch(this, { check: readCallRequest, run: createOne });
