@@ -33,7 +33,11 @@ export async function getAgent(sandbox: TestSandbox, id: string, key?: string): 
 	return result.status === 404 ? undefined : okBody(result);
 }
 
-/** Places a call from the agent's number (to +14155550123 with a context unless given) and returns it. */
+/**
+ * Places a call from the agent's number (to +14155550123 with a context unless given) and returns it.
+ * Returns once the clock has passed its `created_at`, so calls placed one after another are listed in that
+ * order (calls of the same millisecond are listed by ID).
+ */
 export async function placeCall(
 	sandbox: TestSandbox,
 	agent: { phone_number: string },
@@ -41,7 +45,10 @@ export async function placeCall(
 	key?: string,
 ): Promise<any> {
 	const body = { from: agent.phone_number, to: '+14155550123', context: 'Test call', ...fields };
-	return okBody(await sandbox.api('POST', '/call', { key, body }));
+	const call = okBody(await sandbox.api('POST', '/call', { key, body }));
+	const createdMs = Date.parse(call.created_at);
+	while (Date.now() <= createdMs) await new Promise((resolve) => setTimeout(resolve, 1));
+	return call;
 }
 
 /** The call as the API answers it now. */
