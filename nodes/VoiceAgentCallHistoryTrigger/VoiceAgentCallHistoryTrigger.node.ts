@@ -7,10 +7,11 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { voiceAgentCredentials } from '../shared/credential';
-import { callListFilters, optionsCollection } from '../shared/descriptions';
+import { callListFilters } from '../shared/parameters/callFilter';
+import { optionsCollection } from '../shared/parameters/collections';
 import { credentialTest, listSearch } from '../shared/methods';
 import { startNewRun } from '../shared/runCache';
-import { transcriptFormatOption } from '../shared/transcript';
+import { transcriptFormatOption } from '../shared/parameters/transcriptFormat';
 import { pollCallHistory } from './poll';
 import { MAX_START_FROM_DAYS } from './settings';
 import { fetchTestEvent } from './testEvent';

@@ -2,7 +2,7 @@ import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workfl
 
 import { callsNotFetchedError, getCallsInFull, hasEnded } from '../shared/api';
 import { isNotFound } from '../shared/transport';
-import { withTranscriptFormat } from '../shared/transcript';
+import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
 import { scanHistory, scanLatestPage, scanNewCalls, type Scan } from './scan';
 import { olderThanDays, readSettings, type TriggerSettings } from './settings';

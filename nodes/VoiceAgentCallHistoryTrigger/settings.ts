@@ -2,9 +2,8 @@ import type { IDataObject, IPollFunctions } from 'n8n-workflow';
 
 import type { CallFilter } from '../shared/api';
 import { CREDENTIAL_TYPE } from '../shared/credential';
-import { readCallFilter } from '../shared/parameters';
-import type { AgentLocatorValue } from '../shared/resolveAgent';
-import { readTranscriptFormat, type TranscriptFormat } from '../shared/transcript';
+import { readCallFilter } from '../shared/parameters/callFilter';
+import { readTranscriptFormat, type TranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
 import { InputValidator } from '../shared/validation';
 
@@ -33,12 +32,7 @@ export async function readSettings(context: IPollFunctions): Promise<TriggerSett
 		'callEnded',
 		'newCall',
 	] as const);
-	const filter = await readCallFilter(
-		context,
-		context.getNodeParameter('agent', {}) as AgentLocatorValue,
-		context.getNodeParameter('filters', {}) as IDataObject,
-		{ request: { purpose: 'poll' } },
-	);
+	const filter = await readCallFilter(context, { request: { purpose: 'poll' } });
 	const options = context.getNodeParameter('options', {}) as IDataObject;
 	const startFrom = validate.oneOf(options.startFrom ?? 'now', 'Start From', [
 		'now',

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { callPages, getCall, hasEnded } from '../shared/api';
 import type { RequestOptions } from '../shared/transport';
-import { withTranscriptFormat } from '../shared/transcript';
+import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
 import { readSettings } from './settings';
 

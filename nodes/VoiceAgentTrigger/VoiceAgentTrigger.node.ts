@@ -8,9 +8,10 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { voiceAgentCredentials } from '../shared/credential';
-import { agentLocator, optionsCollection } from '../shared/descriptions';
+import { agentLocator } from '../shared/parameters/agent';
+import { optionsCollection } from '../shared/parameters/collections';
 import { credentialTest, listSearch } from '../shared/methods';
-import { transcriptFormatOption } from '../shared/transcript';
+import { transcriptFormatOption } from '../shared/parameters/transcriptFormat';
 import { receiveEvent } from './events';
 import { checkExists, create, deleteWebhook } from './registration';
 import { tokenRotationOption } from './webhookToken';

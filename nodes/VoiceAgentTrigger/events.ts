@@ -5,7 +5,7 @@ import {
 	readTranscriptFormat,
 	withTranscriptFormat,
 	type TranscriptFormat,
-} from '../shared/transcript';
+} from '../shared/parameters/transcriptFormat';
 import { isPlainObject } from '../shared/validation';
 import { acceptOnce, dedupeKey, wasAccepted } from './redeliveries';
 import { isTokenOf, registrations } from './registration';

@@ -2,7 +2,7 @@ import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { findAgentWithToken, getAgentWithToken, upsertAgent } from '../shared/api';
-import { resolveAgentId, type AgentLocatorValue } from '../shared/resolveAgent';
+import { readOptionalAgentId } from '../shared/parameters/agent';
 import type { RequestOptions } from '../shared/transport';
 import type { Agent } from '../shared/types';
 import {
@@ -91,14 +91,12 @@ function webhookUrl(context: IHookFunctions): string {
 }
 
 async function agentIdOf(context: IHookFunctions): Promise<string> {
-	const agent = context.getNodeParameter('agent', {}) as AgentLocatorValue;
-	if (typeof agent.value !== 'string' || agent.value.trim() === '') {
-		throw new NodeOperationError(
-			context.getNode(),
-			'Agent must not be empty: choose the agent whose events start this workflow',
-		);
-	}
-	return await resolveAgentId(context, agent, { request: ACTIVATION });
+	const agentId = await readOptionalAgentId(context, { request: ACTIVATION });
+	if (agentId !== undefined) return agentId;
+	throw new NodeOperationError(
+		context.getNode(),
+		'Agent must not be empty: choose the agent whose events start this workflow',
+	);
 }
 
 /** Only one field is sent, so the upsert leaves the rest of the agent as it is. */

@@ -6,7 +6,10 @@ import { allCalls, createAgent, endCall, getCall, placeCall } from '../support/a
 import { transcriptLines } from '../support/fixtures.cts';
 import { jsonOf, runWith } from '../support/node.cts';
 import { useSandbox } from '../support/sandbox.cts';
-import { transcriptText, withTranscriptFormat } from '../../nodes/shared/transcript';
+import {
+	transcriptText,
+	withTranscriptFormat,
+} from '../../nodes/shared/parameters/transcriptFormat';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000 });
 

@@ -1,2 +1,4 @@
+import { searchAgents } from '../parameters/agent';
+
 export * as credentialTest from './credentialTest';
-export * as listSearch from './listSearch';
+export const listSearch = { searchAgents };

@@ -2,8 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { deleteAgent } from '../../../shared/api';
-import { agentLocator } from '../../../shared/descriptions';
-import { agentIdParameter } from '../../../shared/parameters';
+import { agentLocator, readAgentId } from '../../../shared/parameters/agent';
 
 const properties: INodeProperties[] = [agentLocator({ description: 'The agent to delete' })];
 
@@ -13,7 +12,7 @@ export const description = updateDisplayOptions(
 );
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
-	const id = await agentIdParameter(this, itemIndex);
+	const id = await readAgentId(this, { itemIndex });
 	await deleteAgent(this, id);
 	return { deleted: true, id };
 }

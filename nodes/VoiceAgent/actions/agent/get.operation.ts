@@ -2,8 +2,7 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getAgent } from '../../../shared/api';
-import { agentLocator } from '../../../shared/descriptions';
-import { agentIdParameter } from '../../../shared/parameters';
+import { agentLocator, readAgentId } from '../../../shared/parameters/agent';
 import type { Agent } from '../../../shared/types';
 import { simplifyAgent, simplifyEnabled, simplifyOption } from './simplify';
 
@@ -19,6 +18,6 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Agent> {
 	const simplify = simplifyEnabled(this, itemIndex);
-	const agent = await getAgent(this, await agentIdParameter(this, itemIndex));
+	const agent = await getAgent(this, await readAgentId(this, { itemIndex }));
 	return simplify ? simplifyAgent(agent) : agent;
 }

@@ -2,14 +2,14 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { agentPages, listAgents } from '../../../shared/api';
-import { filtersCollection, returnAllOrLimit } from '../../../shared/descriptions';
-import { listLimit } from '../../../shared/parameters';
+import { filtersCollection } from '../../../shared/parameters/collections';
+import { readLimit, returnAllOrLimit } from '../../../shared/parameters/returnAllOrLimit';
 import type { Agent } from '../../../shared/types';
 import { INPUT_LIMITS, InputValidator } from '../../../shared/validation';
 import { simplifyAgent, simplifyEnabled, simplifyOption } from './simplify';
 
 const properties: INodeProperties[] = [
-	...returnAllOrLimit(),
+	...returnAllOrLimit,
 	filtersCollection([
 		{
 			displayName: 'Name Contains',
@@ -47,7 +47,7 @@ async function agentsNamedLike(
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Agent[]> {
-	const max = listLimit(this, itemIndex);
+	const max = readLimit(this, itemIndex);
 	const filters = this.getNodeParameter('filters', itemIndex, {}) as IDataObject;
 	const validate = new InputValidator(this.getNode(), itemIndex);
 	const needle = validate

@@ -8,12 +8,13 @@ import type {
 import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
 
 import { getAgent, type CallFilter, type NewCall } from '../../../shared/api';
-import { agentLocator, optionsCollection } from '../../../shared/descriptions';
 import {
+	agentLocator,
 	resolveAgent,
 	type AgentLocatorValue,
 	type ResolvedAgent,
-} from '../../../shared/resolveAgent';
+} from '../../../shared/parameters/agent';
+import { optionsCollection } from '../../../shared/parameters/collections';
 import type { Call } from '../../../shared/types';
 import { CALL_FIELDS } from '../../../shared/fields';
 import { readOncePerRun } from '../../../shared/runCache';

@@ -2,12 +2,13 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getCall } from '../../../shared/api';
-import { callIdField, optionsCollection } from '../../../shared/descriptions';
+import { callIdField, readCallId } from '../../../shared/parameters/callId';
+import { optionsCollection } from '../../../shared/parameters/collections';
 import {
 	readTranscriptFormat,
 	transcriptFormatOption,
 	withTranscriptFormat,
-} from '../../../shared/transcript';
+} from '../../../shared/parameters/transcriptFormat';
 import { InputValidator } from '../../../shared/validation';
 import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
 
@@ -23,7 +24,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
+	const id = readCallId(this, validate, itemIndex);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const format = readTranscriptFormat(this.getNode(), options.transcriptFormat, itemIndex);
 	const wait = waitSettings(this, itemIndex, options);

@@ -7,15 +7,15 @@ import {
 	getCallsInFull,
 	listCalls,
 } from '../../../shared/api';
-import { callListFilters, optionsCollection, returnAllOrLimit } from '../../../shared/descriptions';
-import { listLimit, readCallFilter } from '../../../shared/parameters';
-import { withPartialOutput } from '../../../shared/partialOutput';
+import { callListFilters, readCallFilter } from '../../../shared/parameters/callFilter';
+import { optionsCollection } from '../../../shared/parameters/collections';
+import { readLimit, returnAllOrLimit } from '../../../shared/parameters/returnAllOrLimit';
 import {
 	readTranscriptFormat,
 	transcriptFormatOption,
 	withTranscriptFormat,
-} from '../../../shared/transcript';
-import type { AgentLocatorValue } from '../../../shared/resolveAgent';
+} from '../../../shared/parameters/transcriptFormat';
+import { withPartialOutput } from '../../../shared/partialOutput';
 import { InputValidator } from '../../../shared/validation';
 
 /** The most GET /call requests a user may allow in flight, and how many the node allows unless told. */
@@ -23,7 +23,7 @@ const MAX_TRANSCRIPT_CONCURRENCY = 100;
 const DEFAULT_TRANSCRIPT_CONCURRENCY = 50;
 
 const properties: INodeProperties[] = [
-	...returnAllOrLimit(),
+	...returnAllOrLimit,
 	...callListFilters(),
 	optionsCollection([
 		{
@@ -55,12 +55,7 @@ export const description = updateDisplayOptions(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<IDataObject[]> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const filter = await readCallFilter(
-		this,
-		this.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue,
-		this.getNodeParameter('filters', itemIndex, {}) as IDataObject,
-		{ itemIndex },
-	);
+	const filter = await readCallFilter(this, { itemIndex });
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const concurrency =
 		options.includeTranscripts === true
@@ -72,7 +67,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 				)
 			: 0;
 
-	const calls = await listCalls(this, filter, listLimit(this, itemIndex));
+	const calls = await listCalls(this, filter, readLimit(this, itemIndex));
 	if (concurrency === 0) return calls;
 	const format = readTranscriptFormat(this.getNode(), options.transcriptFormat, itemIndex);
 	const { results, failures } = await getCallsInFull(

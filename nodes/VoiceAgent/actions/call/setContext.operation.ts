@@ -2,8 +2,9 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
 
 import { findLiveCalls, getCall, setCallContext, type CallFilter } from '../../../shared/api';
-import { agentLocator, callIdField, optionsCollection } from '../../../shared/descriptions';
-import { resolveAgentId, type AgentLocatorValue } from '../../../shared/resolveAgent';
+import { agentLocator, readOptionalAgentId } from '../../../shared/parameters/agent';
+import { callIdField, readCallId } from '../../../shared/parameters/callId';
+import { optionsCollection } from '../../../shared/parameters/collections';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import {
@@ -84,9 +85,8 @@ async function liveCallOf(
 	itemIndex: number,
 ): Promise<{ call: string; search: IDataObject }> {
 	const filter: CallFilter = { clientNumber };
-	const agent = context.getNodeParameter('agent', itemIndex, {}) as AgentLocatorValue;
-	if (typeof agent.value === 'string' && agent.value.trim() !== '')
-		filter.agentId = await resolveAgentId(context, agent, { itemIndex });
+	const agentId = await readOptionalAgentId(context, { itemIndex });
+	if (agentId !== undefined) filter.agentId = agentId;
 	const ofAgent = filter.agentId ? ` from agent ${filter.agentId}` : '';
 	const { live, latest } = await findLiveCalls(context, filter);
 	if (live.length === 0) {
@@ -129,7 +129,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const checkNumber = (number: string) =>
 		checkAllowedDestination(validate, number, options.allowedDestinations, tool, CONTEXT_REFUSED);
 	if (this.getNodeParameter('callBy', itemIndex, 'id') !== 'clientNumber') {
-		const id = validate.id(this.getNodeParameter('callId', itemIndex), 'Call ID');
+		const id = readCallId(this, validate, itemIndex);
 		// The guard needs the call's customer number, which only the call itself tells.
 		const rules = checkToolRules(validate, options.allowedDestinations, tool, `call ${id}`);
 		if (rules.length > 0) checkNumber((await getCall(this, id)).to);

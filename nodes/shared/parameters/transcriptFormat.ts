@@ -1,6 +1,6 @@
 import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 
-import { InputValidator } from './validation';
+import { InputValidator } from '../validation';
 
 /**
  * How a call's transcript is output: `entries` as the service gives it (`transcript`, a list of turns),
