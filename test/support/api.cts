@@ -115,6 +115,11 @@ export async function wireLines(sandbox: TestSandbox): Promise<string[]> {
 	);
 }
 
+/** GET /agents requests of the run: how many times the agent list was read. */
+export async function agentListReads(sandbox: TestSandbox): Promise<number> {
+	return (await wireLines(sandbox)).filter((line) => line.startsWith('GET /agents ')).length;
+}
+
 /** Ends a call in progress now (the sandbox's control endpoint), as `completed` unless given. */
 export async function endCall(
 	sandbox: TestSandbox,

@@ -3,10 +3,10 @@ import { LoadOptionsContext } from 'n8n-core';
 import type { INode, INodeListSearchResult, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { createAgent } from '../support/api.cts';
-import { API_KEY } from '../support/fixtures.cts';
-import { additionalDataFor, loadPackage, nodeCredentials, PACKAGE_NAME } from '../support/n8n.cts';
-import { useSandbox } from '../support/sandbox.cts';
+import { createAgent } from '../../../support/api.cts';
+import { API_KEY } from '../../../support/fixtures.cts';
+import { additionalDataFor, loadPackage, nodeCredentials, PACKAGE_NAME } from '../../../support/n8n.cts';
+import { useSandbox } from '../../../support/sandbox.cts';
 
 const sandbox = useSandbox({ apiKeys: [API_KEY] });
 

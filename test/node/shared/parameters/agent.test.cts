@@ -2,18 +2,21 @@
  * Agents by name: the "By Name" mode of every agent picker of the Voice Agent node, resolved through the
  * agent list once per run, run in n8n's engine against the sandbox. (The trigger's picker: registration tests.)
  */
-import { allCalls, createAgent, getAgent, placeCall, wire, wireLines } from '../support/api.cts';
-import { rl } from '../support/n8n.cts';
-import { jsonOf, runWith } from '../support/node.cts';
-import { startInterceptingProxy } from '../support/proxy.cts';
-import { useSandbox } from '../support/sandbox.cts';
+import {
+	agentListReads,
+	allCalls,
+	createAgent,
+	getAgent,
+	placeCall,
+	wire,
+	wireLines,
+} from '../../../support/api.cts';
+import { rl } from '../../../support/n8n.cts';
+import { jsonOf, runWith } from '../../../support/node.cts';
+import { startInterceptingProxy } from '../../../support/proxy.cts';
+import { useSandbox } from '../../../support/sandbox.cts';
 
 const sandbox = useSandbox({ callDurationMs: 60_000 });
-
-/** GET /agents requests of the run: how many times the agent list was read. */
-async function agentListReads(): Promise<number> {
-	return (await wireLines(sandbox)).filter((line) => line.startsWith('GET /agents ')).length;
-}
 
 describe('a name that names one agent', () => {
 	test('Agent → Get: the agent of that name, found in the list, then fetched by its ID', async () => {
@@ -122,7 +125,7 @@ describe('the agent list is read once per run', () => {
 		);
 
 		expect(jsonOf(run).map((agent) => agent.name)).toEqual(names);
-		expect(await agentListReads()).toBe(3);
+		expect(await agentListReads(sandbox)).toBe(3);
 		expect((await wireLines(sandbox)).slice(3)).toEqual(Array(4).fill('GET /agent 200'));
 	});
 
@@ -142,7 +145,7 @@ describe('the agent list is read once per run', () => {
 		);
 
 		expect(jsonOf(run).map((call) => call.from)).toEqual(Array(3).fill(agent.phone_number));
-		expect(await agentListReads()).toBe(1);
+		expect(await agentListReads(sandbox)).toBe(1);
 		expect(await allCalls(sandbox)).toHaveLength(3);
 	});
 });
@@ -248,7 +251,7 @@ describe('a name that names no agent, or several', () => {
 			{ item: 1 },
 			{ item: 2 },
 		]);
-		expect(await agentListReads()).toBe(1);
+		expect(await agentListReads(sandbox)).toBe(1);
 	});
 
 	test('an empty name is an input error, before anything is sent', async () => {
@@ -260,69 +263,5 @@ describe('a name that names no agent, or several', () => {
 
 		expect(run.error?.message).toBe('Agent must not be empty [item 0]');
 		expect(await wire(sandbox)).toEqual([]);
-	});
-});
-
-describe('Agent → Get Many: Name Contains', () => {
-	/** 150 agents, every tenth a reminder; returns the reminders newest first, as the list orders them. */
-	async function agentsWithReminders(): Promise<any[]> {
-		const reminders: any[] = [];
-		for (let n = 0; n < 150; n++) {
-			const name = n % 10 === 0 ? `Renewal REMINDER ${n}` : `Agent ${n}`;
-			const agent = await createAgent(sandbox, { name });
-			if (n % 10 === 0) reminders.unshift(agent);
-		}
-		await sandbox.clearRequests();
-		return reminders;
-	}
-
-	test('Return All: every agent whose name contains the text, ignoring case, in list order', async () => {
-		const reminders = await agentsWithReminders();
-
-		const run = await runWith(sandbox, {
-			resource: 'agent',
-			operation: 'getMany',
-			returnAll: true,
-			filters: { nameContains: ' reminder ' },
-		});
-
-		expect(jsonOf(run).map((agent) => agent.id)).toEqual(reminders.map((agent) => agent.id));
-		expect((await wire(sandbox)).map((request) => request.query)).toEqual([
-			{ limit: '100' },
-			{ limit: '100', cursor: expect.any(String) },
-		]);
-	});
-
-	test('Limit: stops reading the list once it has that many matches', async () => {
-		const reminders = await agentsWithReminders();
-
-		const run = await runWith(sandbox, {
-			resource: 'agent',
-			operation: 'getMany',
-			returnAll: false,
-			limit: 3,
-			filters: { nameContains: 'Reminder' },
-		});
-
-		expect(jsonOf(run).map((agent) => agent.id)).toEqual(
-			reminders.slice(0, 3).map((agent) => agent.id),
-		);
-		expect(await wireLines(sandbox)).toEqual(['GET /agents 200']);
-	});
-
-	test('no match: no items, and the whole list was read', async () => {
-		await agentsWithReminders();
-
-		const run = await runWith(sandbox, {
-			resource: 'agent',
-			operation: 'getMany',
-			returnAll: false,
-			limit: 5,
-			filters: { nameContains: 'Nobody' },
-		});
-
-		expect(run.error).toBeUndefined();
-		expect(run.items).toEqual([]);
-		expect(await agentListReads()).toBe(2);
 	});
 });
