@@ -5,7 +5,12 @@ import { Workflow } from 'n8n-workflow';
 
 import { createAgent } from '../../../support/api.cts';
 import { API_KEY } from '../../../support/fixtures.cts';
-import { additionalDataFor, loadPackage, nodeCredentials, PACKAGE_NAME } from '../../../support/n8n.cts';
+import {
+	additionalDataFor,
+	loadPackage,
+	nodeCredentials,
+	PACKAGE_NAME,
+} from '../../../support/n8n.cts';
 import { useSandbox } from '../../../support/sandbox.cts';
 
 const sandbox = useSandbox({ apiKeys: [API_KEY] });

@@ -15,7 +15,7 @@ const sandbox = useSandbox({ callDurationMs: 60_000 });
 const RETRY_ON_FAIL = { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 };
 
 // Each item names its agent: an agent that does not exist fails its item when the node runs, after the
-// items before it were placed (input that is wrong on its face fails before any call, see createBatch).
+// items before it were placed (input that is wrong on its face fails before any call, see create.batch).
 function createCall(allowedDestinations = '+1415') {
 	return {
 		resource: 'call',

@@ -3,18 +3,18 @@
  * redirects elsewhere fails, naming where it pointed, and the other origin receives nothing; a Base URL
  * with credentials, a query or a fragment is refused before anything is sent.
  */
-import { testConnection } from '../support/credential-test.cts';
-import { API_KEY } from '../support/fixtures.cts';
-import { rl } from '../support/n8n.cts';
-import { runWith } from '../support/node.cts';
-import { createAgent, wire, wireLines } from '../support/api.cts';
-import { useSandbox } from '../support/sandbox.cts';
+import { testConnection } from '../../support/credential-test.cts';
+import { API_KEY } from '../../support/fixtures.cts';
+import { rl } from '../../support/n8n.cts';
+import { runWith } from '../../support/node.cts';
+import { createAgent, wire, wireLines } from '../../support/api.cts';
+import { useSandbox } from '../../support/sandbox.cts';
 import {
 	startRecordingServer,
 	startRedirectingServer,
 	type LocalServer,
 	type RecordingServer,
-} from '../support/servers.cts';
+} from '../../support/servers.cts';
 
 const sandbox = useSandbox({ apiKeys: [API_KEY] });
 

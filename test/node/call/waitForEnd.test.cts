@@ -3,11 +3,11 @@
  * growing intervals, a maximum wait, and the execution's cancel signal honoured at once. Run in n8n's
  * engine against the sandbox, whose calls here last until a test ends them.
  */
-import { allCalls, createAgent, getCall, placeCall, wire } from '../support/api.cts';
-import { rl } from '../support/n8n.cts';
-import { jsonOf, runWith } from '../support/node.cts';
-import { useSandbox, type RecordedRequest } from '../support/sandbox.cts';
-import { sleep, waitFor } from '../support/wait.cts';
+import { allCalls, createAgent, getCall, placeCall, wire } from '../../support/api.cts';
+import { rl } from '../../support/n8n.cts';
+import { jsonOf, runWith } from '../../support/node.cts';
+import { useSandbox, type RecordedRequest } from '../../support/sandbox.cts';
+import { sleep, waitFor } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000 });
 

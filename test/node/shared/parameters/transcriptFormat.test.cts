@@ -2,14 +2,14 @@
  * Transcript Format (entries, text, both) on Call → Get and Call → Get Many, in n8n's engine; the
  * call history trigger and the webhook trigger use the same option and function (their suites show it).
  */
-import { allCalls, createAgent, endCall, getCall, placeCall } from '../support/api.cts';
-import { transcriptLines } from '../support/fixtures.cts';
-import { jsonOf, runWith } from '../support/node.cts';
-import { useSandbox } from '../support/sandbox.cts';
+import { allCalls, createAgent, endCall, getCall, placeCall } from '../../../support/api.cts';
+import { transcriptLines } from '../../../support/fixtures.cts';
+import { jsonOf, runWith } from '../../../support/node.cts';
+import { useSandbox } from '../../../support/sandbox.cts';
 import {
 	transcriptText,
 	withTranscriptFormat,
-} from '../../nodes/shared/parameters/transcriptFormat';
+} from '../../../../nodes/shared/parameters/transcriptFormat';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000 });
 

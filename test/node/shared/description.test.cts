@@ -9,10 +9,10 @@ import * as path from 'node:path';
 import type { INode, INodeParameters, INodeProperties, INodeType } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { loadPackage, PACKAGE_NAME, type LoadedPackage } from '../support/n8n.cts';
+import { loadPackage, PACKAGE_NAME, type LoadedPackage } from '../../support/n8n.cts';
 
 const packageJson = JSON.parse(
-	readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8'),
+	readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8'),
 ) as { n8n: { nodes: string[] } };
 /** Every node the package declares, by its type name (n8n-nodes-voice-agent.voiceAgent, ...). */
 const NODE_NAMES = packageJson.n8n.nodes.map((file) => path.basename(file, '.node.js'));

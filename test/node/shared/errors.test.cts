@@ -1,11 +1,15 @@
-/** How the Voice Agent node reports the service's errors and retries what is safe to retry, run in n8n's engine. */
-import { createAgent, placeCall, wire, wireLines } from '../support/api.cts';
-import { expectNoKey } from '../support/errors.cts';
-import { API_KEY } from '../support/fixtures.cts';
-import { rl } from '../support/n8n.cts';
-import { jsonOf, runWith } from '../support/node.cts';
-import { useSandbox } from '../support/sandbox.cts';
-import { startAnsweringServer } from '../support/servers.cts';
+/**
+ * How the Voice Agent node reports the service's errors and retries what is safe to retry, network failures
+ * included, run in n8n's engine.
+ */
+import { allCalls, createAgent, placeCall, wire, wireLines } from '../../support/api.cts';
+import { expectNoKey } from '../../support/errors.cts';
+import { API_KEY } from '../../support/fixtures.cts';
+import { rl } from '../../support/n8n.cts';
+import { jsonOf, runWith } from '../../support/node.cts';
+import { startOneShotProxy } from '../../support/proxy.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+import { closedPortUrl, startAnsweringServer } from '../../support/servers.cts';
 
 const WRONG_KEY = 'va_wrong_key_Hd83kQz1Lp0';
 
@@ -258,4 +262,86 @@ test('Continue On Fail keeps the error item free of the API key', async () => {
 	]);
 	expect(JSON.stringify(run.run.data)).not.toContain(API_KEY);
 	expect((await wire(sandbox)).map((request) => request.status)).toEqual([404]);
+});
+
+describe('network failures', () => {
+	test('connection refused (Base URL on a closed port) for Create: retried, then a clear error', async () => {
+		const baseUrl = await closedPortUrl('/v1');
+
+		const started = Date.now();
+		const run = await runWith(
+			sandbox,
+			{
+				resource: 'call',
+				operation: 'create',
+				from: rl('+14155550100', 'phoneNumber'),
+				to: '+14155550123',
+			},
+			{ baseUrl },
+		);
+		const elapsed = Date.now() - started;
+
+		expect(run.items).toEqual([]);
+		expect(run.error?.message).toBe(
+			'Could not reach the Voice Agent API: the service refused the connection (is the Base URL right and the service up?)',
+		);
+		// Three retries with backoff: at least 150 + 300 + 600 ms.
+		expect(elapsed).toBeGreaterThanOrEqual(1_050);
+		expectNoKey(run);
+	});
+
+	test('connection refused when placing the call itself: retried (nothing was sent), then a clear error', async () => {
+		const agent = await createAgent(sandbox, { name: 'Unreachable' });
+		// Serves the lookup before dialling, then stops listening: POST /call meets a closed port.
+		const gate = await startOneShotProxy(sandbox.origin, 'GET /calls');
+		await sandbox.clearRequests();
+		try {
+			const started = Date.now();
+			const run = await runWith(
+				sandbox,
+				{
+					resource: 'call',
+					operation: 'create',
+					from: rl(agent.phone_number, 'phoneNumber'),
+					to: '+14155550123',
+				},
+				{ baseUrl: `${gate.origin}/v1` },
+			);
+			const elapsed = Date.now() - started;
+
+			expect(run.error?.message).toBe(
+				'Could not reach the Voice Agent API: the service refused the connection (is the Base URL right and the service up?)',
+			);
+			expect(elapsed).toBeGreaterThanOrEqual(1_050);
+			expect(await wireLines(sandbox)).toEqual(['GET /calls 200']);
+			expect(await allCalls(sandbox)).toEqual([]);
+			expectNoKey(run);
+		} finally {
+			await gate.close();
+		}
+	});
+
+	test('a connection dropped on an idempotent request is retried', async () => {
+		const call = await placeCall(sandbox, await createAgent(sandbox));
+		await sandbox.clearRequests();
+		await sandbox.faults({ reset_rate: 1, times: 1, match: 'GET /call' });
+
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: call.id });
+
+		expect(jsonOf(run)).toEqual([call]);
+		expect(await wireLines(sandbox)).toEqual(['GET /call null', 'GET /call 200']);
+	});
+
+	test('a connection that keeps dropping: a clear error without the API key', async () => {
+		await sandbox.faults({ reset_rate: 1, match: 'GET /call' });
+
+		const run = await runWith(sandbox, { resource: 'call', operation: 'get', callId: 'call_1' });
+
+		expect(run.error?.message).toBe(
+			'Could not reach the Voice Agent API: the connection was reset before the service answered',
+		);
+		expect(run.error?.description).toBe('GET /call was tried 6 times.');
+		expect(await wireLines(sandbox)).toEqual(Array(6).fill('GET /call null'));
+		expectNoKey(run);
+	});
 });

@@ -5,11 +5,11 @@
  */
 import { STATUS_CODES } from 'node:http';
 
-import { allCalls, wire } from '../support/api.cts';
-import { jsonOf, runWith, type NodeRun } from '../support/node.cts';
-import { startInterceptingProxy, type InterceptingProxy } from '../support/proxy.cts';
-import { useSandbox, type TestSandbox } from '../support/sandbox.cts';
-import { sleep, waitFor } from '../support/wait.cts';
+import { allCalls, wire } from '../../support/api.cts';
+import { jsonOf, runWith, type NodeRun } from '../../support/node.cts';
+import { startInterceptingProxy, type InterceptingProxy } from '../../support/proxy.cts';
+import { useSandbox, type TestSandbox } from '../../support/sandbox.cts';
+import { sleep, waitFor } from '../../support/wait.cts';
 
 const EXPORT = {
 	resource: 'call',

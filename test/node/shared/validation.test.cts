@@ -5,11 +5,11 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createAgent, placeCall, wire, wireLines } from '../support/api.cts';
-import { API_KEY } from '../support/fixtures.cts';
-import { rl } from '../support/n8n.cts';
-import { jsonOf, runWith } from '../support/node.cts';
-import { useSandbox } from '../support/sandbox.cts';
+import { createAgent, placeCall, wire, wireLines } from '../../support/api.cts';
+import { API_KEY } from '../../support/fixtures.cts';
+import { rl } from '../../support/n8n.cts';
+import { jsonOf, runWith } from '../../support/node.cts';
+import { useSandbox } from '../../support/sandbox.cts';
 
 const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
 

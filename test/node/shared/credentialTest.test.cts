@@ -11,15 +11,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
-import { testConnection } from '../support/credential-test.cts';
-import { API_KEY } from '../support/fixtures.cts';
-import { useSandbox } from '../support/sandbox.cts';
+import { testConnection } from '../../support/credential-test.cts';
+import { API_KEY } from '../../support/fixtures.cts';
+import { useSandbox } from '../../support/sandbox.cts';
 import {
 	closedPortUrl,
 	listen,
 	startAnsweringServer,
 	type LocalServer,
-} from '../support/servers.cts';
+} from '../../support/servers.cts';
 
 const WRONG_KEY = 'va_wrong_key_Hd83kQz1Lp0';
 

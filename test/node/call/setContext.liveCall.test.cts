@@ -2,11 +2,11 @@
  * Call → Set Context on the live call of a client number: the workflow knows the customer's phone number,
  * not the call's ID. Run in n8n's engine against the sandbox.
  */
-import { createAgent, getCall, placeCall, wire, wireLines } from '../support/api.cts';
-import { rl } from '../support/n8n.cts';
-import { jsonOf, runWith } from '../support/node.cts';
-import { useSandbox } from '../support/sandbox.cts';
-import { sleep } from '../support/wait.cts';
+import { createAgent, getCall, placeCall, wire, wireLines } from '../../support/api.cts';
+import { rl } from '../../support/n8n.cts';
+import { jsonOf, runWith } from '../../support/node.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+import { sleep } from '../../support/wait.cts';
 
 // Placed calls last an hour unless a test ends them.
 const sandbox = useSandbox({ callDurationMs: 3_600_000 });
