@@ -6,7 +6,7 @@ import {
 	RETRY_BUDGETS,
 	type AttemptOutcome,
 	type RetrySpent,
-} from '../../../nodes/shared/transport/retryPolicy';
+} from '../../../../nodes/shared/transport/retryPolicy';
 
 const fresh: RetrySpent = { failures: 0, rateLimitWaits: 0, waitedMs: 0 };
 const batch = RETRY_BUDGETS.batch;

@@ -4,13 +4,13 @@
  */
 import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
 
-import { AdaptiveLimit } from '../../../nodes/shared/transport/adaptiveLimit';
-import { fanOut } from '../../../nodes/shared/transport/fanOut';
+import { AdaptiveLimit } from '../../../../nodes/shared/transport/adaptiveLimit';
+import { fanOut } from '../../../../nodes/shared/transport/fanOut';
 import type {
 	AttemptReport,
 	RequestObserver,
 	VoiceAgentContext,
-} from '../../../nodes/shared/transport/types';
+} from '../../../../nodes/shared/transport/types';
 
 const node: INode = {
 	id: 'n1',
