@@ -9,7 +9,7 @@ import type { INodeParameters } from 'n8n-workflow';
 
 import { newEndedCalls } from '../test/support/api.cts';
 import { runWith } from '../test/support/node.cts';
-import { PollHarness } from '../test/support/poll.cts';
+import { PollHarness } from '../test/trigger/callHistoryTrigger/poll.cts';
 import { useSandbox } from '../test/support/sandbox.cts';
 
 const RUNS = 3;

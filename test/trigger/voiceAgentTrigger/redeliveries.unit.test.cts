@@ -1,6 +1,6 @@
 /**
  * The Voice Agent Trigger's memory of accepted events, as a pure unit: bounded per trigger and in the
- * number of triggers. The engine suite test/trigger/redeliveries.test.cts proves the behaviour over HTTP.
+ * number of triggers. The engine suite ./redeliveries.test.cts proves the behaviour over HTTP.
  */
 import { acceptOnce, dedupeKey, wasAccepted } from '../../../nodes/VoiceAgentTrigger/redeliveries';
 

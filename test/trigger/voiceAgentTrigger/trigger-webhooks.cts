@@ -16,7 +16,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { WebhookContext } from 'n8n-core';
 import type { IDataObject, IWebhookResponseData, WorkflowExecuteMode } from 'n8n-workflow';
 
-import { listen, type LocalServer } from './servers.cts';
+import { listen, type LocalServer } from '../../support/servers.cts';
 import type { TriggerActivation } from './trigger-activation.cts';
 import {
 	expressPair,
@@ -27,7 +27,7 @@ import {
 	type Query,
 } from './trigger-http.cts';
 import { triggerNodeOf, type WebhookKind } from './trigger-workflow.cts';
-import { waitFor } from './wait.cts';
+import { waitFor } from '../../support/wait.cts';
 
 export type ResponseMode = 'onReceived' | 'lastNode' | 'responseNode';
 

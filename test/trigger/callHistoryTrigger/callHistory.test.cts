@@ -1,6 +1,6 @@
 /**
  * The Voice Agent Call History Trigger polled as n8n polls it (n8n-core's PollContext and
- * PollTriggerExecutor; see test/support/poll.cts), against the sandbox over HTTP: each call that ended
+ * PollTriggerExecutor; see ./poll.cts), against the sandbox over HTTP: each call that ended
  * is output once, across polls and restarts, at a cost that grows with the new calls only.
  */
 import {
@@ -12,11 +12,11 @@ import {
 	placeCall,
 	wire,
 	wireLines,
-} from '../support/api.cts';
-import { ids, transcriptLines } from '../support/fixtures.cts';
-import { rl } from '../support/n8n.cts';
-import { usePollTriggers } from '../support/poll.cts';
-import { useSandbox } from '../support/sandbox.cts';
+} from '../../support/api.cts';
+import { ids, transcriptLines } from '../../support/fixtures.cts';
+import { rl } from '../../support/n8n.cts';
+import { usePollTriggers } from './poll.cts';
+import { useSandbox } from '../../support/sandbox.cts';
 
 // Calls placed here never end by themselves; the tests end them.
 const sandbox = useSandbox({

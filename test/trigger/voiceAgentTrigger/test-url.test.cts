@@ -1,11 +1,11 @@
 /**
  * "Listen for test event": the trigger's test URL, in n8n-core's HookContext against the sandbox, as n8n
  * registers it beside the production URL of a published workflow, and after n8n restarted while it
- * listened (test registrations live in the main's memory only). See test/support/trigger.cts.
+ * listened (test registrations live in the main's memory only). See ./trigger.cts.
  */
-import { createAgent, getAgent, placeCall } from '../support/api.cts';
-import { post, useTriggers } from '../support/trigger.cts';
-import { useSandbox } from '../support/sandbox.cts';
+import { createAgent, getAgent, placeCall } from '../../support/api.cts';
+import { post, useTriggers } from './trigger.cts';
+import { useSandbox } from '../../support/sandbox.cts';
 import { agentUpserts, hashOf, splitWebhook, tokenBits } from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.

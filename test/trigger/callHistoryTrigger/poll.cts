@@ -34,10 +34,10 @@ import {
 	PACKAGE_NAME,
 	type LoadedPackage,
 	type VoiceAgentCredentials,
-} from './n8n.cts';
-import { runNode, type NodeRun } from './node.cts';
-import type { TestSandbox } from './sandbox.cts';
-import { jsonCopy } from './trigger-workflow.cts';
+} from '../../support/n8n.cts';
+import { runNode, type NodeRun } from '../../support/node.cts';
+import type { TestSandbox } from '../../support/sandbox.cts';
+import { jsonCopy } from '../../support/jsonCopy.cts';
 
 // n8n-core's services come from its own copy of the DI container.
 // eslint-disable-next-line @typescript-eslint/no-require-imports

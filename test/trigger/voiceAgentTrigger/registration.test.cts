@@ -1,13 +1,13 @@
 /**
  * The Voice Agent Trigger's webhook registration (webhookMethods checkExists / create / delete), run in
  * n8n-core's HookContext against the sandbox, as n8n runs them when a workflow is activated, deactivated,
- * or listens for a test event. See test/support/trigger.cts for what is real and what stands in for n8n.
+ * or listens for a test event. See ./trigger.cts for what is real and what stands in for n8n.
  */
-import { createAgent, getAgent } from '../support/api.cts';
-import { CHECK_ORDER_TOOL } from '../support/fixtures.cts';
-import { rl } from '../support/n8n.cts';
-import { useSandbox } from '../support/sandbox.cts';
-import { useTriggers } from '../support/trigger.cts';
+import { createAgent, getAgent } from '../../support/api.cts';
+import { CHECK_ORDER_TOOL } from '../../support/fixtures.cts';
+import { rl } from '../../support/n8n.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+import { useTriggers } from './trigger.cts';
 import { agentUpserts, hashOf, setWebhookElsewhere, splitWebhook, tokenBits } from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.

@@ -15,8 +15,8 @@
 import type { IDataObject, WorkflowActivateMode } from 'n8n-workflow';
 import type { Workflow } from 'n8n-workflow';
 
+import { jsonCopy } from '../../support/jsonCopy.cts';
 import {
-	jsonCopy,
 	TRIGGER_NODE_NAME,
 	TriggerWorkflow,
 	type HookMethod,

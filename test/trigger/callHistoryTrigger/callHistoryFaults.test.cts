@@ -1,7 +1,7 @@
 /**
  * The Voice Agent Call History Trigger when the service fails in the middle of a poll, and at its
  * bounds: what it could not finish is kept for the next poll, it reports an error only when it could
- * output nothing, and no call is output twice. Polled as n8n polls (see test/support/poll.cts).
+ * output nothing, and no call is output twice. Polled as n8n polls (see ./poll.cts).
  */
 import { STATUS_CODES } from 'node:http';
 
@@ -12,11 +12,11 @@ import {
 	newEndedCalls,
 	placeCall,
 	wireLines,
-} from '../support/api.cts';
-import { ids } from '../support/fixtures.cts';
-import { usePollTriggers } from '../support/poll.cts';
-import { startInterceptingProxy, type InterceptingProxy } from '../support/proxy.cts';
-import { useSandbox } from '../support/sandbox.cts';
+} from '../../support/api.cts';
+import { ids } from '../../support/fixtures.cts';
+import { usePollTriggers } from './poll.cts';
+import { startInterceptingProxy, type InterceptingProxy } from '../../support/proxy.cts';
+import { useSandbox } from '../../support/sandbox.cts';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000 });
 const start = usePollTriggers(sandbox);

@@ -1,15 +1,15 @@
 /**
  * The same event delivered more than once (the service delivers again whatever was not answered 2xx in
  * time), its dedupe key, and "Include Call Details" only for calls of the trigger's agent. Events are
- * POSTed over HTTP to the node's webhook() in n8n-core's WebhookContext; see test/support/trigger.cts.
+ * POSTed over HTTP to the node's webhook() in n8n-core's WebhookContext; see ./trigger.cts.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { createAgent, getAgent, getCall, placeCall, wire } from '../support/api.cts';
-import { CHECK_ORDER_TOOL } from '../support/fixtures.cts';
-import { useSandbox } from '../support/sandbox.cts';
-import { post, useTriggers } from '../support/trigger.cts';
-import { sleep } from '../support/wait.cts';
+import { createAgent, getAgent, getCall, placeCall, wire } from '../../support/api.cts';
+import { CHECK_ORDER_TOOL } from '../../support/fixtures.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+import { post, useTriggers } from './trigger.cts';
+import { sleep } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
 const triggers = useTriggers(sandbox);

@@ -1,8 +1,8 @@
 /** Helpers of the Voice Agent Trigger suites: the webhook the trigger registers, as the service holds it. */
 import { createHash } from 'node:crypto';
 
-import { upsertAgent, wire, type WireRequest } from '../support/api.cts';
-import type { TestSandbox } from '../support/sandbox.cts';
+import { upsertAgent, wire, type WireRequest } from '../../support/api.cts';
+import type { TestSandbox } from '../../support/sandbox.cts';
 
 /** Someone else (another tool, the dashboard) sets the agent's webhook through the API. */
 export async function setWebhookElsewhere(sandbox: TestSandbox, name: string, webhook: string) {

@@ -20,8 +20,8 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { loadPackage, rl, type VoiceAgentCredentials } from './n8n.cts';
-import type { TestSandbox } from './sandbox.cts';
+import { loadPackage, rl, type VoiceAgentCredentials } from '../../support/n8n.cts';
+import type { TestSandbox } from '../../support/sandbox.cts';
 import { TriggerActivation } from './trigger-activation.cts';
 import {
 	WebhookServer,

@@ -25,7 +25,8 @@ import {
 	PACKAGE_NAME,
 	type LoadedPackage,
 	type VoiceAgentCredentials,
-} from './n8n.cts';
+} from '../../support/n8n.cts';
+import { jsonCopy } from '../../support/jsonCopy.cts';
 
 export const TRIGGER_TYPE = `${PACKAGE_NAME}.voiceAgentTrigger`;
 export const TRIGGER_NODE_NAME = 'Voice Agent Trigger';
@@ -35,11 +36,6 @@ const WORKFLOW_ID = 'Vx7Jq2LmP9sR4tUw';
 
 export type WebhookKind = 'production' | 'test';
 export type HookMethod = 'checkExists' | 'create' | 'delete';
-
-/** A JSON copy, as a database or a cache holds data. */
-export function jsonCopy<T>(value: T): T {
-	return JSON.parse(JSON.stringify(value ?? {})) as T;
-}
 
 /** The trigger node of a workflow built by TriggerWorkflow. */
 export function triggerNodeOf(workflow: Workflow): INode {

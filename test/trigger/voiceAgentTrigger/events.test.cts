@@ -1,19 +1,14 @@
 /**
  * Events the sandbox delivers to the Voice Agent Trigger over HTTP, received by the node's webhook() in
- * n8n-core's WebhookContext. See test/support/trigger.cts for what is real and what stands in for n8n.
+ * n8n-core's WebhookContext. See ./trigger.cts for what is real and what stands in for n8n.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { createAgent, getAgent, getCall, placeCall } from '../support/api.cts';
-import { CHECK_ORDER_TOOL, ISO_TIMESTAMP, transcriptLines } from '../support/fixtures.cts';
-import { startTestSandbox, useSandbox } from '../support/sandbox.cts';
-import {
-	post,
-	useTriggers,
-	type StartTriggerOptions,
-	type TriggerHarness,
-} from '../support/trigger.cts';
-import { sleep } from '../support/wait.cts';
+import { createAgent, getAgent, getCall, placeCall } from '../../support/api.cts';
+import { CHECK_ORDER_TOOL, ISO_TIMESTAMP, transcriptLines } from '../../support/fixtures.cts';
+import { startTestSandbox, useSandbox } from '../../support/sandbox.cts';
+import { post, useTriggers, type StartTriggerOptions, type TriggerHarness } from './trigger.cts';
+import { sleep } from '../../support/wait.cts';
 import { splitWebhook } from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.

@@ -2,14 +2,14 @@
  * The trigger's token lifecycle: Token Rotation gives the agent a URL with a new token without a new API
  * key, the same on every main and across a restart, and the old token is answered 401; the saved state
  * (static data, exported with the workflow) holds the token's hash only. Run in n8n-core's HookContext
- * and WebhookContext against the sandbox; see test/support/trigger.cts for what stands in for n8n.
+ * and WebhookContext against the sandbox; see ./trigger.cts for what stands in for n8n.
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { createAgent, getAgent } from '../support/api.cts';
-import { rl } from '../support/n8n.cts';
-import { useSandbox } from '../support/sandbox.cts';
-import { post, useTriggers, type TriggerHarness } from '../support/trigger.cts';
+import { createAgent, getAgent } from '../../support/api.cts';
+import { rl } from '../../support/n8n.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+import { post, useTriggers, type TriggerHarness } from './trigger.cts';
 import { agentUpserts, hashOf, splitWebhook } from './helpers.cts';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });

@@ -4,11 +4,11 @@
  * it then saves whole. Several mains starting together are several activations that read the same
  * saved state and save over each other, run here at the same time in n8n-core's HookContext against
  * the sandbox. What matters is that the agent and the saved state agree on one token afterwards (the
- * state saves its hash), so that events are accepted. See test/support/trigger.cts for what stands in for n8n.
+ * state saves its hash), so that events are accepted. See ./trigger.cts for what stands in for n8n.
  */
-import { createAgent, getAgent } from '../support/api.cts';
-import { useSandbox } from '../support/sandbox.cts';
-import { post, useTriggers, type TriggerHarness } from '../support/trigger.cts';
+import { createAgent, getAgent } from '../../support/api.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+import { post, useTriggers, type TriggerHarness } from './trigger.cts';
 import { agentUpserts, hashOf, setWebhookElsewhere, splitWebhook } from './helpers.cts';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
