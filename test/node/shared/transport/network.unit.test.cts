@@ -1,5 +1,8 @@
 /** Reading the network failure out of what the HTTP helper threw. */
-import { describeNetworkFailure, networkErrorCode } from '../../../../nodes/shared/transport/network';
+import {
+	describeNetworkFailure,
+	networkErrorCode,
+} from '../../../../nodes/shared/transport/network';
 
 describe('networkErrorCode', () => {
 	test('the code of the error itself', () => {
