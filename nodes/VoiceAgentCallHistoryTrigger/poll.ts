@@ -1,7 +1,7 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
 import { callsNotFetchedError, getCallsInFull, hasEnded } from '../shared/api';
-import { isNotFound } from '../shared/transport';
+import { isNotFound } from '../shared/errors';
 import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
 import { scanHistory, scanLatestPage, scanNewCalls, type Scan } from './scan';

@@ -1,8 +1,8 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IHookFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_TYPE } from '../shared/credential';
+import { configurationError } from '../shared/errors';
 
 /** Query parameter of the registered URL that carries the trigger's token. */
 export const TOKEN_PARAMETER = 'token';
@@ -24,10 +24,8 @@ export const tokenRotationOption: INodeProperties = {
 export function readTokenRotation(context: IHookFunctions): number {
 	const value = context.getNodeParameter('options.tokenRotation', 0);
 	if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`Token Rotation must be a whole number from 0 (got ${JSON.stringify(value)})`,
-		);
+		const message = `Token Rotation must be a whole number from 0 (got ${JSON.stringify(value)})`;
+		throw configurationError(context.getNode(), { message });
 	}
 	return value;
 }

@@ -1,7 +1,7 @@
 import type { IDataObject, INode } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { MAX_URL_LENGTH, parseHttpUrl } from './baseUrl';
+import { configurationError } from './errors';
 import { fieldName, type FieldLabels } from './fields';
 
 /**
@@ -35,10 +35,8 @@ export class InputValidator {
 
 	fail(field: string, problem: string, description?: string): never {
 		const where = this.itemIndex === undefined ? '' : ` [item ${this.itemIndex}]`;
-		throw new NodeOperationError(this.node, `${field} ${problem}${where}`, {
-			itemIndex: this.itemIndex,
-			description,
-		});
+		const message = `${field} ${problem}${where}`;
+		throw configurationError(this.node, { message, description, itemIndex: this.itemIndex });
 	}
 
 	/** Text of at most `max` characters (numbers from expressions are taken as text). */

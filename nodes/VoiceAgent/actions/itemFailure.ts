@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, INodeExecutionData, JsonObject } from 'n8n-workflow';
+import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
 import { partialOutputOf } from '../../shared/partialOutput';
@@ -20,10 +20,9 @@ export function failedItemOutput(
 			: [{ error: (error as Error).message }];
 		return json.map((entry) => ({ json: entry, pairedItem: { item: itemIndex } }));
 	}
-	if (error instanceof NodeApiError) {
+	if (error instanceof NodeApiError || error instanceof NodeOperationError) {
 		error.context.itemIndex ??= itemIndex;
-		throw new NodeApiError(context.getNode(), error as unknown as JsonObject);
+		throw error;
 	}
-	if (error instanceof NodeOperationError) error.context.itemIndex ??= itemIndex;
 	throw new NodeOperationError(context.getNode(), error as Error, { itemIndex });
 }

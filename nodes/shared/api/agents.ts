@@ -6,14 +6,8 @@
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
 import type { RequestOptions, VoiceAgentContext } from '../transport';
-import {
-	asNodeError,
-	cursorPages,
-	isNotFound,
-	MAX_PAGE_SIZE,
-	paginateCursor,
-	voiceAgentApiRequest,
-} from '../transport';
+import { asNodeError, isNotFound } from '../errors';
+import { cursorPages, MAX_PAGE_SIZE, paginateCursor, voiceAgentApiRequest } from '../transport';
 import { AGENT_FIELDS } from '../fields';
 import type { Agent } from '../types';
 import { redactAgent } from './redaction';
@@ -71,7 +65,7 @@ export async function findAgentWithToken(
 		return await getAgentWithToken(context, id, options);
 	} catch (error) {
 		if (isNotFound(error)) return undefined;
-		throw asNodeError(context, error);
+		throw asNodeError(context.getNode(), error);
 	}
 }
 

@@ -1,7 +1,7 @@
 /** Many calls read in full at once, as exports and the call history trigger need them. */
-import type { IDataObject, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject, NodeApiError } from 'n8n-workflow';
 
+import { dataProblemError } from '../errors';
 import {
 	fanOut,
 	type FanOutFailure,
@@ -67,7 +67,7 @@ export function callsNotFetchedError(
 	]
 		.filter((part) => part !== '')
 		.join(' ');
-	return new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
+	return dataProblemError(context.getNode(), {
 		message: `${failures.length} of ${total} calls could not be fetched in full: ${first}`,
 		description,
 		itemIndex: extra.itemIndex,

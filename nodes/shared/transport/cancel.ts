@@ -1,5 +1,7 @@
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import type { NodeOperationError } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
+import { cancellationError } from '../errors';
 import type { VoiceAgentContext } from './types';
 
 /** The execution's cancel signal, where the context has one (executions and polls; n8n 1.x included). */
@@ -11,7 +13,8 @@ export function cancelSignalOf(context: VoiceAgentContext): AbortSignal | undefi
 }
 
 export function cancelledError(context: VoiceAgentContext): NodeOperationError {
-	return new NodeOperationError(context.getNode(), 'The execution was cancelled', {
+	return cancellationError(context.getNode(), {
+		message: 'The execution was cancelled',
 		description: 'The workflow was stopped while the node was waiting for the Voice Agent API.',
 	});
 }

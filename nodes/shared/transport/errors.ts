@@ -1,40 +1,13 @@
-import type { IDataObject, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+/** The words of the transport's errors; each is made by its kind's factory in `../errors`. */
+import type { IDataObject, NodeApiError } from 'n8n-workflow';
 
 import { describeLocation } from '../baseUrl';
 import { BASE_URL_HINT } from '../credential';
+import { noAnswerError, serviceAnswerError } from '../errors';
 import { withFieldNames } from '../fields';
 import { describeNetworkFailure } from './network';
 import type { RetrySpent, StopReason } from './retryPolicy';
 import type { ApiRequest, VoiceAgentContext } from './types';
-
-/**
- * Marks a failure after which the service may or may not have acted. Only requests that are not
- * idempotent carry it, so their caller can check what happened before reporting an error.
- */
-const OUTCOME_UNKNOWN = 'outcomeUnknown';
-
-export function isOutcomeUnknown(error: unknown): boolean {
-	return error instanceof NodeApiError && error.context[OUTCOME_UNKNOWN] === true;
-}
-
-/** Marks an error of the caller's own, e.g. "the call may have been placed", as an unknown outcome. */
-export function markOutcomeUnknown<T extends NodeApiError>(error: T): T {
-	error.context[OUTCOME_UNKNOWN] = true;
-	return error;
-}
-
-/** Whether an error is a 404 of the service (the resource does not exist). */
-export function isNotFound(error: unknown): boolean {
-	return error instanceof NodeApiError && error.httpCode === '404';
-}
-
-/** Whether a later attempt may succeed: server errors, rate limits and network failures. */
-export function isTransient(error: unknown): boolean {
-	if (!(error instanceof NodeApiError)) return false;
-	const status = Number(error.httpCode);
-	return error.httpCode === null || status === 429 || status >= 500;
-}
 
 /** What a 401 of the service means, for the nodes and the credential's connection test. */
 export const API_KEY_REJECTED =
@@ -106,14 +79,12 @@ export function apiError(
 			? `The Voice Agent API rejected the request: ${withFieldNames(said, request.fields ?? {})}`
 			: `${route} failed (${status})`;
 	}
-	// The body given to NodeApiError holds no message of its own, or n8n would show it again as the description.
-	const error = new NodeApiError(context.getNode(), { httpCode: String(status) } as JsonObject, {
-		message,
-		description,
-		httpCode: String(status),
-	});
-	if (reason === 'may-have-acted') error.context[OUTCOME_UNKNOWN] = true;
-	return error;
+	return serviceAnswerError(
+		context.getNode(),
+		status,
+		{ message, description },
+		{ transient: status === 429 || status >= 500, outcomeUnknown: reason === 'may-have-acted' },
+	);
 }
 
 /**
@@ -128,10 +99,13 @@ export function redirectError(
 	url: string,
 ): NodeApiError {
 	const route = `${request.method} ${request.path}`;
-	return new NodeApiError(context.getNode(), { httpCode: String(status) } as JsonObject, {
-		message: `The Base URL answered ${route} with a redirect (${status}) to ${describeLocation(location, url)}: redirects are not followed, so the API key was not sent there; ${BASE_URL_HINT}`,
-		httpCode: String(status),
-	});
+	const message = `The Base URL answered ${route} with a redirect (${status}) to ${describeLocation(location, url)}: redirects are not followed, so the API key was not sent there; ${BASE_URL_HINT}`;
+	return serviceAnswerError(
+		context.getNode(),
+		status,
+		{ message },
+		{ transient: false, outcomeUnknown: false },
+	);
 }
 
 export function networkError(
@@ -142,33 +116,12 @@ export function networkError(
 	reason: StopReason,
 	timeoutMs: number,
 ): NodeApiError {
-	// Not under `code`: NodeApiError takes that for the HTTP status and swaps this message for a generic one.
-	const error = new NodeApiError(
+	return noAnswerError(
 		context.getNode(),
-		{ networkErrorCode: code ?? null } as JsonObject,
 		{
 			message: `Could not reach the Voice Agent API: ${describeNetworkFailure(code, timeoutMs)}`,
 			description: retryStory(request, spent, reason),
 		},
+		{ outcomeUnknown: reason === 'may-have-acted', networkErrorCode: code ?? null },
 	);
-	if (reason === 'may-have-acted') error.context[OUTCOME_UNKNOWN] = true;
-	return error;
-}
-
-/** A credential or parameter that cannot work, found before anything is sent. */
-export function configurationError(
-	context: VoiceAgentContext,
-	message: string,
-	description?: string,
-): NodeOperationError {
-	return new NodeOperationError(context.getNode(), message, { description });
-}
-
-/** An error as the node reports it: the node's own errors pass as they are, anything else is wrapped. */
-export function asNodeError(
-	context: VoiceAgentContext,
-	error: unknown,
-): NodeApiError | NodeOperationError {
-	if (error instanceof NodeApiError || error instanceof NodeOperationError) return error;
-	return new NodeApiError(context.getNode(), error as JsonObject);
 }

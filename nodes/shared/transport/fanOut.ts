@@ -1,8 +1,8 @@
 import { NodeApiError } from 'n8n-workflow';
 
+import { isTransient } from '../errors';
 import { AdaptiveLimit } from './adaptiveLimit';
 import { cancelledError, cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
-import { isTransient } from './errors';
 import type { AttemptReport, RequestObserver, VoiceAgentContext } from './types';
 
 export interface FanOutFailure<T> {

@@ -4,14 +4,7 @@
  */
 export { AdaptiveLimit } from './adaptiveLimit';
 export { cancelledError, cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
-export {
-	API_KEY_REJECTED,
-	asNodeError,
-	isNotFound,
-	isOutcomeUnknown,
-	isTransient,
-	markOutcomeUnknown,
-} from './errors';
+export { API_KEY_REJECTED } from './errors';
 export { describeNetworkFailure, networkErrorCode } from './network';
 export { fanOut, type FanOutFailure, type FanOutResult } from './fanOut';
 export { cursorPages, MAX_PAGE_SIZE, paginateCursor, type CursorList } from './pagination';

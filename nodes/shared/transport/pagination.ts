@@ -1,7 +1,7 @@
-import type { IDataObject, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
 import { BASE_URL_HINT } from '../credential';
+import { dataProblemError } from '../errors';
 
 import { voiceAgentApiRequest } from './request';
 import type { RequestOptions, VoiceAgentContext } from './types';
@@ -46,18 +46,16 @@ export async function* cursorPages<T>(
 		);
 		const items = page[list.itemsKey];
 		if (!Array.isArray(items)) {
-			throw new NodeApiError(context.getNode(), { httpCode: '200' } as JsonObject, {
-				message: `GET ${list.path} answered without the "${list.itemsKey}" list: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`,
-			});
+			const message = `GET ${list.path} answered without the "${list.itemsKey}" list: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`;
+			throw dataProblemError(context.getNode(), { message }, 200);
 		}
 		itemsSoFar += items.length;
 		yield items as T[];
 		const next = page.cursor;
 		if (typeof next !== 'string' || next === '' || items.length === 0) return;
 		if (seenCursors.has(next)) {
-			throw new NodeApiError(context.getNode(), { httpCode: '200' } as JsonObject, {
-				message: `The Voice Agent API repeated a pagination cursor for GET ${list.path}; stopped after ${itemsSoFar} items instead of looping`,
-			});
+			const message = `The Voice Agent API repeated a pagination cursor for GET ${list.path}; stopped after ${itemsSoFar} items instead of looping`;
+			throw dataProblemError(context.getNode(), { message }, 200);
 		}
 		seenCursors.add(next);
 		cursor = next;

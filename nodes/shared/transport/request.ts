@@ -9,7 +9,8 @@ import { BASE_URL_NOT_HTTP, checkBaseUrl } from '../baseUrl';
 import { BASE_URL_HINT, CREDENTIAL_TYPE } from '../credential';
 import { readOncePerRun } from '../runCache';
 import { cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
-import { apiError, configurationError, networkError, redirectError } from './errors';
+import { configurationError } from '../errors';
+import { apiError, networkError, redirectError } from './errors';
 import { networkErrorCode } from './network';
 import {
 	decideRetry,
@@ -30,12 +31,12 @@ async function readCredential(context: VoiceAgentContext): Promise<Credential> {
 	const data = await context.getCredentials(CREDENTIAL_TYPE);
 	const checked = checkBaseUrl(data.baseUrl);
 	if (!checked.ok) {
-		throw configurationError(
-			context,
-			checked.problem === BASE_URL_NOT_HTTP
-				? `The Voice Agent API credential has no valid Base URL: ${BASE_URL_HINT}`
-				: `The Voice Agent API credential's Base URL ${checked.problem}; ${BASE_URL_HINT}`,
-		);
+		throw configurationError(context.getNode(), {
+			message:
+				checked.problem === BASE_URL_NOT_HTTP
+					? `The Voice Agent API credential has no valid Base URL: ${BASE_URL_HINT}`
+					: `The Voice Agent API credential's Base URL ${checked.problem}; ${BASE_URL_HINT}`,
+		});
 	}
 	const { baseUrl } = checked.value;
 	const { id, name } = context.getNode().credentials?.[CREDENTIAL_TYPE] ?? {};

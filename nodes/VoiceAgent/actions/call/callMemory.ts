@@ -1,7 +1,7 @@
-import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError, NodeOperationError } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import type { NewCall } from '../../../shared/api';
+import { configurationError, noAnswerError } from '../../../shared/errors';
 import { runsAsTool } from './allowedDestinations';
 
 /**
@@ -64,23 +64,24 @@ export function rememberedCall(
 	const memory = memoryOf(context);
 	if (!memory) {
 		if (context.getNode().retryOnFail === true) {
-			throw new NodeOperationError(
-				context.getNode(),
-				`Retry On Fail cannot be used with Call → Create in this n8n: a retry would phone every number again [item ${itemIndex}]`,
-				{ description: 'Turn off Retry On Fail in the node settings.', itemIndex },
-			);
+			throw configurationError(context.getNode(), {
+				message: `Retry On Fail cannot be used with Call → Create in this n8n: a retry would phone every number again [item ${itemIndex}]`,
+				description: 'Turn off Retry On Fail in the node settings.',
+				itemIndex,
+			});
 		}
 		return undefined;
 	}
 	const placed = memory[slotOf(context, itemIndex, body)];
 	if (!placed || placed.from !== body.from || placed.to !== body.to) return undefined;
 	if (placed.callId === undefined) {
-		throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
+		const earlierRun = {
 			message: `The call to ${body.to} may have been placed by an earlier run of this node: not placed again, check the call list [item ${itemIndex}]`,
 			description:
 				'An earlier try of this item (Retry On Fail, or the execution this one retries) got no answer from the service, so the node cannot tell whether that call was placed. It does not dial again, so that nobody is phoned twice.',
 			itemIndex,
-		});
+		};
+		throw noAnswerError(context.getNode(), earlierRun, { outcomeUnknown: true });
 	}
 	return placed;
 }

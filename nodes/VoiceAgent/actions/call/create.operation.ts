@@ -3,9 +3,8 @@ import type {
 	IExecuteFunctions,
 	INodeExecutionData,
 	INodeProperties,
-	JsonObject,
 } from 'n8n-workflow';
-import { NodeApiError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getAgent, type CallFilter, type NewCall } from '../../../shared/api';
 import {
@@ -16,6 +15,7 @@ import {
 } from '../../../shared/parameters/agent';
 import { optionsCollection } from '../../../shared/parameters/collections';
 import type { Call } from '../../../shared/types';
+import { dataProblemError } from '../../../shared/errors';
 import { CALL_FIELDS } from '../../../shared/fields';
 import { readOncePerRun } from '../../../shared/runCache';
 import { InputValidator } from '../../../shared/validation';
@@ -102,10 +102,8 @@ async function agentPhoneNumber(
 ): Promise<string> {
 	const number = agent ? (agent.phone_number ?? '') : await fetchedPhoneNumber(context, id);
 	if (!number) {
-		throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
-			message: `Agent "${agent?.name ?? id}" has no phone number to call from`,
-			itemIndex,
-		});
+		const message = `Agent "${agent?.name ?? id}" has no phone number to call from`;
+		throw dataProblemError(context.getNode(), { message, itemIndex });
 	}
 	return number;
 }

@@ -1,14 +1,8 @@
-import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { createCall, getCall, listCalls, type CallFilter, type NewCall } from '../../../shared/api';
-import {
-	asNodeError,
-	isOutcomeUnknown,
-	markOutcomeUnknown,
-	waitUnlessCancelled,
-	type RequestObserver,
-} from '../../../shared/transport';
+import { asNodeError, isOutcomeUnknown, noAnswerError } from '../../../shared/errors';
+import { waitUnlessCancelled, type RequestObserver } from '../../../shared/transport';
 import { readOncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
 
@@ -62,7 +56,7 @@ export async function placeCall(
 		(await callsOfRun(context)).add(call.id);
 		return call;
 	} catch (error) {
-		if (!isOutcomeUnknown(error)) throw asNodeError(context, error);
+		if (!isOutcomeUnknown(error)) throw asNodeError(context.getNode(), error);
 		let placed: Call | undefined;
 		let lookupFailure = '';
 		try {
@@ -72,13 +66,13 @@ export async function placeCall(
 			lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
 		}
 		if (placed) return placed;
-		const unconfirmed = new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
+		const unconfirmed = {
 			message: `The call to ${body.to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
 			description:
 				`The service did not confirm the call, and no new call from ${body.from} to ${body.to} could be found in the call list afterwards.${lookupFailure} ` +
 				'The node does not try again on its own, so that nobody is phoned twice.',
 			itemIndex,
-		});
-		throw markOutcomeUnknown(unconfirmed);
+		};
+		throw noAnswerError(context.getNode(), unconfirmed, { outcomeUnknown: true });
 	}
 }

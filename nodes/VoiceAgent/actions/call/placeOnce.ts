@@ -1,9 +1,9 @@
-import type { IExecuteFunctions, JsonObject } from 'n8n-workflow';
-import { NodeApiError } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getCall, type CallFilter, type NewCall } from '../../../shared/api';
+import { asNodeError, isOutcomeUnknown, noAnswerError } from '../../../shared/errors';
 import { readOncePerRun } from '../../../shared/runCache';
-import { asNodeError, cancelSignalOf, isOutcomeUnknown } from '../../../shared/transport';
+import { cancelSignalOf } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
@@ -77,15 +77,16 @@ async function oncePerRunAndNumber(
 				return { itemIndex, call: await placeFirst() };
 			});
 		} catch (error) {
-			if (own) throw asNodeError(context, error);
+			if (own) throw asNodeError(context.getNode(), error);
 			if (!isOutcomeUnknown(error)) continue;
 			rememberAttempt(context, itemIndex, body);
-			throw new NodeApiError(context.getNode(), { httpCode: null } as JsonObject, {
+			const earlierItem = {
 				message: `The call to ${body.to} may have been placed by an earlier item of this run: not placed again, check the call list [item ${itemIndex}]`,
 				description:
 					"The service did not confirm the earlier item's call to the same number, so the node cannot tell whether it was placed. It does not dial again, so that nobody is phoned twice.",
 				itemIndex,
-			});
+			};
+			throw noAnswerError(context.getNode(), earlierItem, { outcomeUnknown: true });
 		}
 		if (own || first.call.skipped === true) return first.call;
 		rememberAttempt(context, itemIndex, body);
@@ -115,6 +116,6 @@ async function placeNow(
 			release();
 			rememberOutcome(context, itemIndex, body, undefined);
 		}
-		throw asNodeError(context, error);
+		throw asNodeError(context.getNode(), error);
 	}
 }

@@ -1,7 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getCall, hasEnded } from '../../../shared/api';
-import { asNodeError, isTransient, waitUnlessCancelled } from '../../../shared/transport';
+import { asNodeError, isTransient } from '../../../shared/errors';
+import { waitUnlessCancelled } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 
 /** Checks of a waiting call grow this much further apart each time, up to `MAX_INTERVAL_S`. */
@@ -115,7 +116,7 @@ export class WaitSchedule {
 			// A check failing for a while (5xx, network) is no reason to give up on the call.
 			if (!isTransient(error)) {
 				this.finish(waiter);
-				waiter.reject(asNodeError(this.context, error));
+				waiter.reject(asNodeError(this.context.getNode(), error));
 				return;
 			}
 			waiter.lastFailure = error as Error;

@@ -2,8 +2,9 @@
  * The fan-out, as a pure unit (a stub context with a cancel signal). The engine suites prove the same
  * over real HTTP against the sandbox.
  */
-import { NodeApiError, type INode, type JsonObject } from 'n8n-workflow';
+import type { INode } from 'n8n-workflow';
 
+import { serviceAnswerError } from '../../../../nodes/shared/errors';
 import { fanOut } from '../../../../nodes/shared/transport/fanOut';
 import type {
 	AttemptReport,
@@ -28,8 +29,14 @@ function stubContext(signal?: AbortSignal): VoiceAgentContext {
 }
 
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** The service's error answer, transient as the transport states it: a 429 or a server error. */
 const apiError = (httpCode: string) =>
-	new NodeApiError(node, { httpCode } as JsonObject, { message: `failed ${httpCode}`, httpCode });
+	serviceAnswerError(
+		node,
+		Number(httpCode),
+		{ message: `failed ${httpCode}` },
+		{ transient: httpCode === '429' || Number(httpCode) >= 500, outcomeUnknown: false },
+	);
 
 /**
  * A task that sends one request the way the request loop does: it asks the observer for a slot before
