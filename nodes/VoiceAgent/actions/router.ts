@@ -38,8 +38,6 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 			if (Array.isArray(result)) for (const json of result) output.push({ json, pairedItem });
 			else output.push({ json: result, pairedItem });
 		} catch (error) {
-			// An operation that got part of its output before some parts failed returns what it got,
-			// and an error item per failed part.
 			output.push(...failedItemOutput(this, itemIndex, error));
 		}
 	}

@@ -15,7 +15,6 @@ import {
 	transcriptFormatOption,
 	withTranscriptFormat,
 } from '../../../shared/parameters/transcriptFormat';
-import { withPartialOutput } from '../../../shared/partialOutput';
 import { InputValidator } from '../../../shared/validation';
 
 /** The most GET /call requests a user may allow in flight, and how many the node allows unless told. */
@@ -81,15 +80,12 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		const full = results[index];
 		if (full) items.push(withTranscriptFormat({ ...call, ...full }, format));
 	});
-	if (failures.length > 0) {
-		throw withPartialOutput(
-			callsNotFetchedError(this, failures, calls.length, {
-				itemIndex,
-				remedy:
-					'With "On Error: Continue" the node outputs the calls it fetched and an error item for each of these.',
-			}),
-			{ items, errors: failures.map(callErrorItem) },
-		);
-	}
-	return items;
+	if (failures.length === 0) return items;
+	// One call's failure never discards the calls that were fetched.
+	if (this.continueOnFail()) return [...items, ...failures.map(callErrorItem)];
+	throw callsNotFetchedError(this, failures, calls.length, {
+		itemIndex,
+		remedy:
+			'With "On Error: Continue" the node outputs the calls it fetched and an error item for each of these.',
+	});
 }
