@@ -1,3 +1,5 @@
+import type { INodeProperties } from 'n8n-workflow';
+
 /**
  * The API's fields by the labels the nodes show for them, so that the node's own checks and the
  * service's 400 answers name a field the same way: its label, with the API field in brackets only
@@ -5,44 +7,37 @@
  */
 export type FieldLabels = Readonly<Record<string, string>>;
 
-/** POST /agent. Fields of list items are keyed `list[].field`. */
-export const AGENT_FIELDS: FieldLabels = {
-	name: 'Name',
-	area_code: 'Area Code',
-	system_prompt: 'System Prompt',
-	initial_message: 'Initial Message',
-	voice_id: 'Voice ID',
-	language: 'Language',
-	llm_model: 'LLM Model',
-	webhook: 'Webhook URL',
-	tools: 'Tools (JSON)',
-	filler_words: 'Filler Words',
-	filler_words_whitelist: 'Filler Words Whitelist',
-	voicemail_number: 'Voicemail Number',
-	endpointing: 'Endpointing (Milliseconds)',
-	voice_optimization: 'Voice Optimization',
-	smart_endpointing_threshold: 'Smart Endpointing Threshold',
-	actions: 'Actions',
-	'actions[].name': 'Name',
-	'actions[].instructions': 'Instructions',
-	'actions[].forwarding_number': 'Forwarding Number',
-	compliance_checks: 'Compliance Checks',
-	'compliance_checks[].name': 'Name',
-	'compliance_checks[].model': 'Model',
-	'compliance_checks[].check_instructions': 'Check Instructions',
-	'compliance_checks[].rewrite_threshold': 'Rewrite Threshold',
-};
+/**
+ * The labels of a request body's fields, read from the parameters that fill them, so that each label
+ * is stated once, in its parameter. `fills` gives each API field (`list[].field` for the fields of a
+ * list's items) the path of its parameter, e.g. `additionalFields.actions.action.forwardingNumber`.
+ */
+export function labelsOf(
+	properties: readonly INodeProperties[],
+	fills: Readonly<Record<string, string>>,
+): FieldLabels {
+	const labels: Record<string, string> = {};
+	for (const [field, path] of Object.entries(fills)) {
+		const label = displayNameAt(properties, path.split('.'));
+		if (label !== undefined) labels[field] = label;
+	}
+	return labels;
+}
 
-/** POST /call. */
-export const CALL_FIELDS: FieldLabels = {
-	from: 'From (Agent)',
-	to: 'To',
-	context: 'Context',
-	user_speaks_first: 'User Speaks First',
-};
+interface Described {
+	name?: string;
+	displayName?: string;
+	options?: unknown;
+	values?: unknown;
+}
 
-/** POST /call/context. */
-export const CALL_CONTEXT_FIELDS: FieldLabels = { id: 'Call ID', context: 'Context' };
+/** The label of the parameter at `path`, through collections (`options`) and their groups (`values`). */
+function displayNameAt(entries: readonly unknown[], [name, ...rest]: string[]): string | undefined {
+	const found = (entries as Described[]).find((entry) => entry.name === name);
+	if (!found || rest.length === 0) return found?.displayName;
+	const inner = found.options ?? found.values;
+	return Array.isArray(inner) ? displayNameAt(inner, rest) : undefined;
+}
 
 const FIELD_PATH = /^([a-z_]+)(?:\[(\d+)\](?:\.([a-z_]+))?)?$/;
 

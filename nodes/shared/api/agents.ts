@@ -5,10 +5,9 @@
  */
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-import type { RequestOptions, VoiceAgentContext } from '../transport';
+import type { BodyRequestOptions, RequestOptions, VoiceAgentContext } from '../transport';
 import { asNodeError, isNotFound } from '../errors';
 import { cursorPages, MAX_PAGE_SIZE, paginateCursor, voiceAgentApiRequest } from '../transport';
-import { AGENT_FIELDS } from '../fields';
 import type { Agent } from '../types';
 import { redactAgent } from './redaction';
 
@@ -76,15 +75,9 @@ export async function findAgentWithToken(
 export async function upsertAgent(
 	context: VoiceAgentContext,
 	body: IDataObject & { name: string },
-	options?: RequestOptions,
+	{ fields, ...options }: BodyRequestOptions = {},
 ) {
-	const request = {
-		method: 'POST',
-		path: '/agent',
-		body,
-		idempotent: true,
-		fields: AGENT_FIELDS,
-	} as const;
+	const request = { method: 'POST', path: '/agent', body, idempotent: true, fields } as const;
 	return redactAgent(await voiceAgentApiRequest<Agent>(context, request, options));
 }
 

@@ -1,9 +1,13 @@
 /** Every request about calls. Operations and triggers call these, never the transport. */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { AttemptReport, RequestOptions, VoiceAgentContext } from '../transport';
+import type {
+	AttemptReport,
+	BodyRequestOptions,
+	RequestOptions,
+	VoiceAgentContext,
+} from '../transport';
 import { cursorPages, MAX_PAGE_SIZE, paginateCursor, voiceAgentApiRequest } from '../transport';
-import { CALL_CONTEXT_FIELDS, CALL_FIELDS } from '../fields';
 import type { Call, CallSummary } from '../types';
 
 export const callNotFound = (id: string) => `Call "${id}"`;
@@ -41,15 +45,9 @@ export interface NewCall extends IDataObject {
 export async function createCall(
 	context: VoiceAgentContext,
 	body: NewCall,
-	options?: RequestOptions,
+	{ fields, ...options }: BodyRequestOptions = {},
 ) {
-	const request = {
-		method: 'POST',
-		path: '/call',
-		body,
-		idempotent: false,
-		fields: CALL_FIELDS,
-	} as const;
+	const request = { method: 'POST', path: '/call', body, idempotent: false, fields } as const;
 	return await voiceAgentApiRequest<Call>(context, request, options);
 }
 
@@ -61,7 +59,7 @@ export async function setCallContext(
 	context: VoiceAgentContext,
 	id: string,
 	callContext: string,
-	options?: RequestOptions,
+	{ fields, ...options }: BodyRequestOptions = {},
 ) {
 	const body = { id, context: callContext };
 	const request = {
@@ -69,7 +67,7 @@ export async function setCallContext(
 		path: '/call/context',
 		body,
 		notFound: callNotFound(id),
-		fields: CALL_CONTEXT_FIELDS,
+		fields,
 	} as const;
 	return await voiceAgentApiRequest<Call>(context, { ...request, idempotent: true }, options);
 }

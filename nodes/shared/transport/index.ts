@@ -13,6 +13,7 @@ export { RETRY_BUDGETS, type RequestPurpose } from './retryPolicy';
 export type {
 	ApiRequest,
 	AttemptReport,
+	BodyRequestOptions,
 	RequestObserver,
 	RequestOptions,
 	VoiceAgentContext,

@@ -59,3 +59,8 @@ export interface RequestOptions {
 	purpose?: RequestPurpose;
 	observer?: RequestObserver;
 }
+
+/** How a request with a body is made: also how the caller's parameters name the body's fields. */
+export interface BodyRequestOptions extends RequestOptions {
+	fields?: FieldLabels;
+}

@@ -1,5 +1,75 @@
-/** How errors name the API's fields: the node's label, with the API field in brackets only where it helps. */
-import { AGENT_FIELDS, CALL_FIELDS, fieldName, withFieldNames } from '../../../nodes/shared/fields';
+/**
+ * How errors name the API's fields: the node's label, read from the parameter that fills the field,
+ * with the API field in brackets only where it helps.
+ */
+import { AGENT_BODY_FIELDS } from '../../../nodes/VoiceAgent/actions/agent/agentBody';
+import { AGENT_FIELDS } from '../../../nodes/VoiceAgent/actions/agent/upsert.operation';
+import { CALL_FIELDS } from '../../../nodes/VoiceAgent/actions/call/create.operation';
+import { fieldName, labelsOf, withFieldNames } from '../../../nodes/shared/fields';
+
+describe('labelsOf: the labels come from the parameters that fill the fields', () => {
+	test('every field of POST /agent has its parameter and its label', () => {
+		expect(Object.keys(AGENT_FIELDS)).toEqual(Object.keys(AGENT_BODY_FIELDS));
+		expect(AGENT_FIELDS).toEqual({
+			name: 'Name',
+			area_code: 'Area Code',
+			system_prompt: 'System Prompt',
+			initial_message: 'Initial Message',
+			voice_id: 'Voice ID',
+			language: 'Language',
+			llm_model: 'LLM Model',
+			webhook: 'Webhook URL',
+			tools: 'Tools (JSON)',
+			filler_words: 'Filler Words',
+			filler_words_whitelist: 'Filler Words Whitelist',
+			voicemail_number: 'Voicemail Number',
+			endpointing: 'Endpointing (Milliseconds)',
+			voice_optimization: 'Voice Optimization',
+			smart_endpointing_threshold: 'Smart Endpointing Threshold',
+			actions: 'Actions',
+			'actions[].name': 'Name',
+			'actions[].instructions': 'Instructions',
+			'actions[].forwarding_number': 'Forwarding Number',
+			compliance_checks: 'Compliance Checks',
+			'compliance_checks[].name': 'Name',
+			'compliance_checks[].model': 'Model',
+			'compliance_checks[].check_instructions': 'Check Instructions',
+			'compliance_checks[].rewrite_threshold': 'Rewrite Threshold',
+		});
+	});
+
+	test('every field of POST /call has its parameter and its label', () => {
+		expect(CALL_FIELDS).toEqual({
+			from: 'From (Agent)',
+			to: 'To',
+			context: 'Context',
+			user_speaks_first: 'User Speaks First',
+		});
+	});
+
+	test('a path through a collection and its group; a path to no parameter gives no label', () => {
+		const labels = labelsOf(
+			[
+				{ displayName: 'Phone', name: 'phone', type: 'string', default: '' },
+				{
+					displayName: 'Steps',
+					name: 'steps',
+					type: 'fixedCollection',
+					default: {},
+					options: [
+						{
+							displayName: 'Step',
+							name: 'step',
+							values: [{ displayName: 'Wait (Seconds)', name: 'wait', type: 'number', default: 0 }],
+						},
+					],
+				},
+			],
+			{ phone_number: 'phone', 'steps[].wait_s': 'steps.step.wait', gone: 'steps.step.gone' },
+		);
+		expect(labels).toEqual({ phone_number: 'Phone', 'steps[].wait_s': 'Wait (Seconds)' });
+	});
+});
 
 describe('fieldName', () => {
 	test.each([

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { AGENT_FIELDS, fieldName } from '../../../shared/fields';
+import { fieldName, type FieldLabels } from '../../../shared/fields';
 import { INPUT_LIMITS, type InputValidator } from '../../../shared/validation';
 
 /** The models the service accepts on upsert; listings may show older ones, passed through untouched. */
@@ -22,13 +22,50 @@ interface ComplianceCheckInput {
 	rewriteThreshold?: number;
 }
 
-const named = (path: string) => fieldName(AGENT_FIELDS, path);
+/**
+ * The parameter that fills each field of POST /agent (the fields of a list's items as `list[].field`):
+ * errors name a field by its parameter's label (`labelsOf`).
+ */
+export const AGENT_BODY_FIELDS = {
+	name: 'name',
+	area_code: 'areaCode',
+	system_prompt: 'additionalFields.systemPrompt',
+	initial_message: 'additionalFields.initialMessage',
+	voice_id: 'additionalFields.voiceId',
+	language: 'additionalFields.language',
+	llm_model: 'additionalFields.llmModel',
+	webhook: 'additionalFields.webhook',
+	tools: 'additionalFields.tools',
+	filler_words: 'additionalFields.fillerWords',
+	filler_words_whitelist: 'additionalFields.fillerWordsWhitelist',
+	voicemail_number: 'additionalFields.voicemailNumber',
+	endpointing: 'additionalFields.endpointing',
+	voice_optimization: 'additionalFields.voiceOptimization',
+	smart_endpointing_threshold: 'additionalFields.smartEndpointingThreshold',
+	actions: 'additionalFields.actions',
+	'actions[].name': 'additionalFields.actions.action.name',
+	'actions[].instructions': 'additionalFields.actions.action.instructions',
+	'actions[].forwarding_number': 'additionalFields.actions.action.forwardingNumber',
+	compliance_checks: 'additionalFields.complianceChecks',
+	'compliance_checks[].name': 'additionalFields.complianceChecks.check.name',
+	'compliance_checks[].model': 'additionalFields.complianceChecks.check.model',
+	'compliance_checks[].check_instructions':
+		'additionalFields.complianceChecks.check.checkInstructions',
+	'compliance_checks[].rewrite_threshold':
+		'additionalFields.complianceChecks.check.rewriteThreshold',
+};
+
+type Named = (path: string) => string;
 
 /**
  * The agent's tools from "Tools (JSON)" and "Remove All Tools": undefined keeps them. An empty
  * field or an empty list never removes them by itself: removing takes the explicit option.
  */
-function toolsOf(validate: InputValidator, fields: IDataObject): IDataObject[] | undefined {
+function toolsOf(
+	validate: InputValidator,
+	named: Named,
+	fields: IDataObject,
+): IDataObject[] | undefined {
 	const given =
 		fields.tools !== undefined &&
 		fields.tools !== null &&
@@ -52,13 +89,18 @@ function toolsOf(validate: InputValidator, fields: IDataObject): IDataObject[] |
 	return tools;
 }
 
-/** Builds the POST /agent body from the parameters the user set, validating each one. */
+/**
+ * Builds the POST /agent body from the parameters the user set, validating each one; `labels` name
+ * its fields as the parameters do.
+ */
 export function buildAgentBody(
 	validate: InputValidator,
+	labels: FieldLabels,
 	name: unknown,
 	areaCode: unknown,
 	fields: IDataObject,
 ): IDataObject & { name: string } {
+	const named: Named = (path) => fieldName(labels, path);
 	const body: IDataObject & { name: string } = {
 		name: validate.nonEmptyString(name, named('name'), INPUT_LIMITS.nameLength),
 	};
@@ -80,7 +122,7 @@ export function buildAgentBody(
 	}
 	if (fields.webhook !== undefined)
 		body.webhook = validate.urlOrEmpty(fields.webhook, named('webhook'));
-	const tools = toolsOf(validate, fields);
+	const tools = toolsOf(validate, named, fields);
 	if (tools !== undefined) body.tools = tools;
 	if (fields.fillerWords !== undefined) body.filler_words = fields.fillerWords === true;
 	if (fields.fillerWordsWhitelist !== undefined) {
@@ -152,5 +194,5 @@ export function buildAgentBody(
 			),
 		}));
 	}
-	return validate.requestBody(body, AGENT_FIELDS);
+	return validate.requestBody(body, labels);
 }

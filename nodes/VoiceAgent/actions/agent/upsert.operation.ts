@@ -4,7 +4,8 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { upsertAgent } from '../../../shared/api';
 import type { Agent } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
-import { buildAgentBody, LLM_MODELS } from './agentBody';
+import { labelsOf } from '../../../shared/fields';
+import { AGENT_BODY_FIELDS, buildAgentBody, LLM_MODELS } from './agentBody';
 
 /** A worked example of a function tool, shown in the empty Tools (JSON) field. */
 const TOOLS_EXAMPLE = `[
@@ -250,12 +251,16 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** The labels of POST /agent's fields, as the parameters above show them. */
+export const AGENT_FIELDS = labelsOf(properties, AGENT_BODY_FIELDS);
+
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Agent> {
 	const body = buildAgentBody(
 		new InputValidator(this.getNode(), itemIndex),
+		AGENT_FIELDS,
 		this.getNodeParameter('name', itemIndex),
 		this.getNodeParameter('areaCode', itemIndex, ''),
 		this.getNodeParameter('additionalFields', itemIndex, {}) as IDataObject,
 	);
-	return await upsertAgent(this, body);
+	return await upsertAgent(this, body, { fields: AGENT_FIELDS });
 }

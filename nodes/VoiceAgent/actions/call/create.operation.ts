@@ -16,7 +16,7 @@ import {
 import { optionsCollection } from '../../../shared/parameters/collections';
 import type { Call } from '../../../shared/types';
 import { dataProblemError } from '../../../shared/errors';
-import { CALL_FIELDS } from '../../../shared/fields';
+import { labelsOf } from '../../../shared/fields';
 import { readOncePerRun } from '../../../shared/runCache';
 import { InputValidator } from '../../../shared/validation';
 import {
@@ -85,6 +85,14 @@ export const description = updateDisplayOptions(
 	{ show: { resource: ['call'], operation: ['create'] } },
 	properties,
 );
+
+/** The labels of POST /call's fields, read from the parameters that fill them. */
+export const CALL_FIELDS = labelsOf(properties, {
+	from: 'from',
+	to: 'to',
+	context: 'context',
+	user_speaks_first: 'options.userSpeaksFirst',
+});
 
 /** The phone number of an agent known by ID, fetched once per node run and agent. */
 async function fetchedPhoneNumber(context: IExecuteFunctions, agentId: string): Promise<string> {
@@ -167,7 +175,10 @@ export async function createOne(
 	const { maxCalls, windowMinutes } = request;
 	const settings = { body, filter, itemIndex, maxCalls, windowMinutes };
 	const call = await placeOnce(context, validate, settings, async () => {
-		return await placeCall(context, body, filter, itemIndex, seams.pace);
+		return await placeCall(context, body, filter, itemIndex, {
+			observer: seams.pace,
+			fields: CALL_FIELDS,
+		});
 	});
 	// A call skipped as placed before is output as found: this run did not place it, so it does not wait.
 	if (call.skipped === true || !request.wait) return call;

@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { createCall, getCall, listCalls, type CallFilter, type NewCall } from '../../../shared/api';
 import { asNodeError, isOutcomeUnknown, noAnswerError } from '../../../shared/errors';
-import { waitUnlessCancelled, type RequestObserver } from '../../../shared/transport';
+import { waitUnlessCancelled, type BodyRequestOptions } from '../../../shared/transport';
 import { readOncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
 
@@ -48,11 +48,12 @@ export async function placeCall(
 	body: NewCall,
 	filter: CallFilter,
 	itemIndex: number,
-	pace?: RequestObserver,
+	/** The pace of the batch, and the labels of the body's fields. */
+	options: BodyRequestOptions,
 ): Promise<Call> {
 	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
 	try {
-		const call = await createCall(context, body, pace ? { observer: pace } : undefined);
+		const call = await createCall(context, body, options);
 		(await callsOfRun(context)).add(call.id);
 		return call;
 	} catch (error) {

@@ -5,6 +5,7 @@ import { findLiveCalls, getCall, setCallContext, type CallFilter } from '../../.
 import { agentLocator, readOptionalAgentId } from '../../../shared/parameters/agent';
 import { callIdField, readCallId } from '../../../shared/parameters/callId';
 import { optionsCollection } from '../../../shared/parameters/collections';
+import { labelsOf } from '../../../shared/fields';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import {
@@ -78,6 +79,9 @@ export const description = updateDisplayOptions(
 	properties,
 );
 
+/** The labels of POST /call/context's fields, read from the parameters that fill them. */
+const CONTEXT_FIELDS = labelsOf(properties, { id: 'callId', context: 'context' });
+
 /** The live call with the client number (of the agent, if one is chosen): the newest when there are several. */
 async function liveCallOf(
 	context: IExecuteFunctions,
@@ -133,7 +137,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		// The guard needs the call's customer number, which only the call itself tells.
 		const rules = checkToolRules(validate, options.allowedDestinations, tool, `call ${id}`);
 		if (rules.length > 0) checkNumber((await getCall(this, id)).to);
-		return await setCallContext(this, id, context);
+		return await setCallContext(this, id, context, { fields: CONTEXT_FIELDS });
 	}
 	const clientNumber = validate.e164(
 		this.getNodeParameter('clientNumber', itemIndex),
@@ -141,5 +145,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	);
 	checkNumber(clientNumber);
 	const { call, search } = await liveCallOf(this, clientNumber, itemIndex);
-	return { ...(await setCallContext(this, call, context)), live_call_search: search };
+	const updated = await setCallContext(this, call, context, { fields: CONTEXT_FIELDS });
+	return { ...updated, live_call_search: search };
 }
