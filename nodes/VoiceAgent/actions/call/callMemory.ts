@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
 import type { NewCall } from '../../../shared/api';
 import { configurationError, noAnswerError } from '../../../shared/errors';
@@ -75,15 +75,31 @@ export function rememberedCall(
 	const placed = memory[slotOf(context, itemIndex, body)];
 	if (!placed || placed.from !== body.from || placed.to !== body.to) return undefined;
 	if (placed.callId === undefined) {
-		const earlierRun = {
-			message: `The call to ${body.to} may have been placed by an earlier run of this node: not placed again, check the call list [item ${itemIndex}]`,
-			description:
-				'An earlier try of this item (Retry On Fail, or the execution this one retries) got no answer from the service, so the node cannot tell whether that call was placed. It does not dial again, so that nobody is phoned twice.',
+		throw mayHaveBeenPlacedError(
+			context,
+			body,
 			itemIndex,
-		};
-		throw noAnswerError(context.getNode(), earlierRun, { outcomeUnknown: true });
+			'an earlier run of this node',
+			'An earlier try of this item (Retry On Fail, or the execution this one retries) got no answer from the service, so the node cannot tell whether that call was placed.',
+		);
 	}
 	return placed;
+}
+
+/** An earlier attempt's call to the number may have been placed: this item does not dial it again. */
+export function mayHaveBeenPlacedError(
+	context: IExecuteFunctions,
+	body: NewCall,
+	itemIndex: number,
+	placedBy: string,
+	why: string,
+): NodeApiError {
+	const text = {
+		message: `The call to ${body.to} may have been placed by ${placedBy}: not placed again, check the call list [item ${itemIndex}]`,
+		description: `${why} It does not dial again, so that nobody is phoned twice.`,
+		itemIndex,
+	};
+	return noAnswerError(context.getNode(), text, { outcomeUnknown: true });
 }
 
 /** Notes that this item is about to dial (no call ID yet), so that a re-run never dials blind. */

@@ -1,13 +1,18 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getCall, type CallFilter, type NewCall } from '../../../shared/api';
-import { asNodeError, isOutcomeUnknown, noAnswerError } from '../../../shared/errors';
+import { asNodeError, isOutcomeUnknown } from '../../../shared/errors';
 import { readOncePerRun } from '../../../shared/runCache';
 import { cancelSignalOf } from '../../../shared/transport';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
-import { rememberAttempt, rememberedCall, rememberOutcome } from './callMemory';
+import {
+	mayHaveBeenPlacedError,
+	rememberAttempt,
+	rememberedCall,
+	rememberOutcome,
+} from './callMemory';
 import { reserveCallSlot } from './maxCallsPerRun';
 import { recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
 
@@ -80,13 +85,13 @@ async function oncePerRunAndNumber(
 			if (own) throw asNodeError(context.getNode(), error);
 			if (!isOutcomeUnknown(error)) continue;
 			rememberAttempt(context, itemIndex, body);
-			const earlierItem = {
-				message: `The call to ${body.to} may have been placed by an earlier item of this run: not placed again, check the call list [item ${itemIndex}]`,
-				description:
-					"The service did not confirm the earlier item's call to the same number, so the node cannot tell whether it was placed. It does not dial again, so that nobody is phoned twice.",
+			throw mayHaveBeenPlacedError(
+				context,
+				body,
 				itemIndex,
-			};
-			throw noAnswerError(context.getNode(), earlierItem, { outcomeUnknown: true });
+				'an earlier item of this run',
+				"The service did not confirm the earlier item's call to the same number, so the node cannot tell whether it was placed.",
+			);
 		}
 		if (own || first.call.skipped === true) return first.call;
 		rememberAttempt(context, itemIndex, body);
