@@ -45,7 +45,7 @@ export function reserveCallSlot(
 		validate.fail(
 			FIELD,
 			`(${max}) is reached: this node already placed ${taken} call${taken === 1 ? '' : 's'} in this execution, so the call to ${to} was not placed`,
-			'Raise Max Calls per Run (Call → Create → Options) to place more calls in one execution.',
+			`Raise ${FIELD} (Call → Create → Options) to place more calls in one execution.`,
 		);
 	}
 	nodeContext[COUNT_KEY] = taken + 1;
