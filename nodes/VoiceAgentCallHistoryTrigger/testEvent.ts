@@ -1,7 +1,7 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { callPages, getCall, hasEnded } from '../shared/api';
+import { dataProblemError } from '../shared/errors';
 import type { RequestOptions } from '../shared/transport';
 import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
@@ -35,7 +35,7 @@ export async function fetchTestEvent(context: IPollFunctions): Promise<INodeExec
 			looked === 0
 				? `There is no call${matching} yet`
 				: `No call${matching} has ended among the latest ${looked.toLocaleString('en-US')}`;
-		throw new NodeOperationError(context.getNode(), `${what}: place a call and fetch again`);
+		throw dataProblemError(context.getNode(), { message: `${what}: place a call and fetch again` });
 	}
 	const item =
 		settings.event === 'newCall'

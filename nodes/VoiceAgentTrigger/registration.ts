@@ -1,7 +1,7 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { findAgentWithToken, getAgentWithToken, upsertAgent } from '../shared/api';
+import { configurationError } from '../shared/errors';
 import { readOptionalAgentId } from '../shared/parameters/agent';
 import type { RequestOptions } from '../shared/transport';
 import type { Agent } from '../shared/types';
@@ -86,17 +86,19 @@ const ACTIVATION: RequestOptions = { purpose: 'activation' };
 
 function webhookUrl(context: IHookFunctions): string {
 	const url = context.getNodeWebhookUrl('default');
-	if (!url) throw new NodeOperationError(context.getNode(), 'n8n gave this trigger no webhook URL');
+	if (!url)
+		throw configurationError(context.getNode(), {
+			message: 'n8n gave this trigger no webhook URL',
+		});
 	return url;
 }
 
 async function agentIdOf(context: IHookFunctions): Promise<string> {
 	const agentId = await readOptionalAgentId(context, { request: ACTIVATION });
 	if (agentId !== undefined) return agentId;
-	throw new NodeOperationError(
-		context.getNode(),
-		'Agent must not be empty: choose the agent whose events start this workflow',
-	);
+	throw configurationError(context.getNode(), {
+		message: 'Agent must not be empty: choose the agent whose events start this workflow',
+	});
 }
 
 /** Only one field is sent, so the upsert leaves the rest of the agent as it is. */
@@ -156,13 +158,13 @@ class OwnUrls {
 	}
 }
 
-function refusal(context: IHookFunctions, agent: Agent, current: string): NodeOperationError {
-	return new NodeOperationError(
-		context.getNode(),
-		`Agent "${agent.name}" already sends its events to ${withoutQuery(current)}. ` +
+function refusal(context: IHookFunctions, agent: Agent, current: string) {
+	return configurationError(context.getNode(), {
+		message:
+			`Agent "${agent.name}" already sends its events to ${withoutQuery(current)}. ` +
 			'To send them to this workflow instead, turn on "Replace Existing Webhook" in the options of this trigger: ' +
 			'the previous URL is put back when the workflow is unpublished or stops listening.',
-	);
+	});
 }
 
 /**

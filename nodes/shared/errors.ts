@@ -6,19 +6,19 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError } from 'n8n-workflow';
 
-export type FailureKind =
+type FailureKind =
 	/** The service answered with an error status. */
 	| 'serviceAnswer'
 	/** No answer came, or one the node could not get or confirm. */
 	| 'noAnswer'
 	/** What came back, or what the account holds, makes the job impossible. */
 	| 'dataProblem'
-	/** A credential or parameter that cannot work, found before anything is sent. */
+	/** A credential or parameter that cannot work, e.g. an agent name that names no agent: trying again gets the same. */
 	| 'configuration'
 	/** The workflow was stopped: nobody's fault, and nothing to try again or look up. */
 	| 'cancelled';
 
-export interface StatedFailure {
+interface StatedFailure {
 	kind: FailureKind;
 	/** A later attempt may succeed (a later pass, a later check). Never with an unknown outcome. */
 	transient: boolean;
@@ -29,7 +29,7 @@ export interface StatedFailure {
 }
 
 /** What the user reads: n8n's toasts show only the message, the description adds what was tried. */
-export interface ErrorText {
+interface ErrorText {
 	message: string;
 	description?: string;
 	itemIndex?: number;
@@ -127,7 +127,7 @@ export function dataProblemError(
 	});
 }
 
-/** A credential or parameter that cannot work, found before anything is sent. */
+/** A credential or parameter that cannot work, e.g. an agent name that names no agent: trying again gets the same. */
 export function configurationError(node: INode, text: ErrorText): NodeOperationError {
 	const { message, description, itemIndex } = text;
 	const error = new NodeOperationError(node, message, { description, itemIndex });

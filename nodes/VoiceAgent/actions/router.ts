@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
+import { configurationError } from '../../shared/errors';
 import * as agent from './agent/Agent.resource';
 import * as call from './call/Call.resource';
 import { failedItemOutput } from './itemFailure';
@@ -20,10 +20,9 @@ export async function router(this: IExecuteFunctions): Promise<INodeExecutionDat
 	const operationName = this.getNodeParameter('operation', 0) as string;
 	const operation = resources[resource]?.[operationName];
 	if (!operation) {
-		throw new NodeOperationError(
-			this.getNode(),
-			`The operation "${operationName}" of "${resource}" is not known`,
-		);
+		throw configurationError(this.getNode(), {
+			message: `The operation "${operationName}" of "${resource}" is not known`,
+		});
 	}
 	if ('executeAll' in operation) return [await operation.executeAll.call(this)];
 

@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { agentPages, getAgentsPage } from '../api/agents';
+import { configurationError } from '../errors';
 import { readOncePerRun } from '../runCache';
 import type { RequestOptions, VoiceAgentContext } from '../transport';
 import type { Agent } from '../types';
@@ -78,7 +78,7 @@ export interface AgentLocatorValue {
 	value?: unknown;
 }
 
-export interface ReadAgentOptions {
+interface ReadAgentOptions {
 	/** The picker's parameter (default "agent"). */
 	parameter?: string;
 	/** The picker's label, for errors (default "Agent"). */
@@ -130,20 +130,18 @@ async function agentNamed(
 			similar.length > 0
 				? `did you mean ${similar.join(' or ')}?`
 				: 'pick the agent from the list or give its ID';
-		throw new NodeOperationError(context.getNode(), `No agent is named "${name}": ${remedy}${at}`, {
+		throw configurationError(context.getNode(), {
+			message: `No agent is named "${name}": ${remedy}${at}`,
 			description: `${field} (By Name) is matched exactly, case and spaces included.`,
 			itemIndex,
 		});
 	}
 	const ids = matches.map((agent) => agent.id).join(', ');
-	throw new NodeOperationError(
-		context.getNode(),
-		`${matches.length} agents are named "${name}" (${ids}): give the ID of the one you mean, or pick it from the list${at}`,
-		{
-			description: `${field} (By Name) must name one agent; giving the agents unique names also avoids this.`,
-			itemIndex,
-		},
-	);
+	throw configurationError(context.getNode(), {
+		message: `${matches.length} agents are named "${name}" (${ids}): give the ID of the one you mean, or pick it from the list${at}`,
+		description: `${field} (By Name) must name one agent; giving the agents unique names also avoids this.`,
+		itemIndex,
+	});
 }
 
 /**

@@ -4,8 +4,8 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
+import { cancellationError } from '../../../shared/errors';
 import { cancelledError, cancelSignalOf } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 import { failedItemOutput } from '../itemFailure';
@@ -17,9 +17,9 @@ import { WaitSchedule } from './waitSchedule';
  * n8n: 50 keeps a campaign well inside what voice services allow an account at once (typically 10 to
  * 100 concurrent calls), and the checks of 50 waiting calls stay under 2 requests a second.
  */
-export const MAX_CALLS_AT_ONCE = 50;
+const MAX_CALLS_AT_ONCE = 50;
 /** One call a second at most: above that, Retry-After and the service's own limits decide anyway. */
-export const MAX_CALLS_PER_MINUTE = 60 * 60;
+const MAX_CALLS_PER_MINUTE = 60 * 60;
 
 export const batchOptions: INodeProperties[] = [
 	{
@@ -41,13 +41,13 @@ export const batchOptions: INodeProperties[] = [
 	},
 ];
 
-export interface BatchSettings {
+interface BatchSettings {
 	callsAtOnce: number;
 	maxCallsPerMinute: number | undefined;
 }
 
 /** Calls at Once and the pace, from the first item's Options (they hold for the whole run). */
-export function batchSettings(context: IExecuteFunctions): BatchSettings {
+function batchSettings(context: IExecuteFunctions): BatchSettings {
 	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
 	const validate = new InputValidator(context.getNode(), 0);
 	const callsAtOnce = validate.integer(
@@ -74,7 +74,7 @@ export interface BatchSeams {
 }
 
 /** The per-item unit of Create, as the batch runs it. */
-export interface CallSteps {
+interface CallSteps {
 	/** Checks the item's input without sending anything; throws the item's input error. */
 	check(context: IExecuteFunctions, itemIndex: number): unknown;
 	/** Validate → place once → wait, for one item. */
@@ -99,19 +99,19 @@ class Progress {
 	}
 }
 
+/** For the calls still waiting for their pace slot when the batch stops: they were never sent. */
+function notPlacedError(context: IExecuteFunctions) {
+	return cancellationError(context.getNode(), {
+		message: 'Not placed: the run stopped at an earlier item that failed',
+	});
+}
+
 /**
  * Runs Create for every item, up to Calls at Once of them in progress at the same time, new calls
  * paced, all waits on one schedule. Every item's input is checked before the first call is placed.
  * Outputs come in input order, each paired with its item; a failed item is an error item with
  * "On Error → Continue", otherwise no new call starts, every wait stops, and the error stops the node.
  */
-function notPlacedError(context: IExecuteFunctions): NodeOperationError {
-	return new NodeOperationError(
-		context.getNode(),
-		'Not placed: the run stopped at an earlier item that failed',
-	);
-}
-
 export async function runCallBatch(
 	context: IExecuteFunctions,
 	steps: CallSteps,

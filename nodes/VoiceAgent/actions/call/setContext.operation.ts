@@ -1,7 +1,8 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError, updateDisplayOptions } from 'n8n-workflow';
+import { updateDisplayOptions } from 'n8n-workflow';
 
 import { findLiveCalls, getCall, setCallContext, type CallFilter } from '../../../shared/api';
+import { dataProblemError } from '../../../shared/errors';
 import { agentLocator, readOptionalAgentId } from '../../../shared/parameters/agent';
 import { callIdField, readCallId } from '../../../shared/parameters/callId';
 import { optionsCollection } from '../../../shared/parameters/collections';
@@ -94,16 +95,13 @@ async function liveCallOf(
 	const ofAgent = filter.agentId ? ` from agent ${filter.agentId}` : '';
 	const { live, latest } = await findLiveCalls(context, filter);
 	if (live.length === 0) {
-		throw new NodeOperationError(
-			context.getNode(),
-			`No live call with ${clientNumber}${ofAgent} was found [item ${itemIndex}]`,
-			{
-				description: latest
-					? `Only a call in progress takes a new context. The latest call with this number (${latest.id}) is ${latest.status}.`
-					: 'There is no call with this number in the call list.',
-				itemIndex,
-			},
-		);
+		throw dataProblemError(context.getNode(), {
+			message: `No live call with ${clientNumber}${ofAgent} was found [item ${itemIndex}]`,
+			description: latest
+				? `Only a call in progress takes a new context. The latest call with this number (${latest.id}) is ${latest.status}.`
+				: 'There is no call with this number in the call list.',
+			itemIndex,
+		});
 	}
 	const [newest, ...others] = live;
 	if (others.length > 0) {

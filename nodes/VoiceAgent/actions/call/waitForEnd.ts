@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
 
 import { hasEnded } from '../../../shared/api';
+import { dataProblemError } from '../../../shared/errors';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { BACKOFF_FACTOR, MAX_INTERVAL_S, WaitSchedule } from './waitSchedule';
@@ -114,14 +114,11 @@ export async function waitForEnd(
 	if (hasEnded(latest)) return { ...latest, ended: true };
 	if (settings.failAtMaxWait) {
 		const failure = lastFailure ? ` The last check failed: ${lastFailure.message}.` : '';
-		throw new NodeOperationError(
-			context.getNode(),
-			`The call ${call.id} had not ended after ${asMinutes(settings.maxWaitMs)} (status ${latest.status}) [item ${itemIndex}]`,
-			{
-				description: `The call goes on: only the wait is over.${failure} Set a longer Max Wait, or choose to output the call as it is.`,
-				itemIndex,
-			},
-		);
+		throw dataProblemError(context.getNode(), {
+			message: `The call ${call.id} had not ended after ${asMinutes(settings.maxWaitMs)} (status ${latest.status}) [item ${itemIndex}]`,
+			description: `The call goes on: only the wait is over.${failure} Set a longer Max Wait, or choose to output the call as it is.`,
+			itemIndex,
+		});
 	}
 	return { ...latest, ended: false };
 }
