@@ -25,7 +25,7 @@ export class VoiceAgent implements INodeType {
 		// last minutes (a re-run, a redelivery), and Agent → Get and Get Many simplify by default.
 		version: [1, 1.1, 1.2],
 		defaultVersion: 1.2,
-		// The chosen operation's action, as the node panel words it (test/node/description.test.cts).
+		// The chosen operation's action as the node panel words it, written out because n8n's lint requires a literal.
 		subtitle:
 			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Place a real phone call to an allowed number", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call with an allowed number"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description:

@@ -7,8 +7,8 @@ import { readTranscriptFormat, type TranscriptFormat } from '../shared/parameter
 import type { CallSummary } from '../shared/types';
 import { InputValidator } from '../shared/validation';
 
-export type CallHistoryEvent = 'callEnded' | 'newCall';
-export type StartFrom = 'now' | 'allHistory' | 'lastDays';
+type CallHistoryEvent = 'callEnded' | 'newCall';
+type StartFrom = 'now' | 'allHistory' | 'lastDays';
 
 export const MAX_START_FROM_DAYS = 3_650;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -50,12 +50,8 @@ export async function readSettings(context: IPollFunctions): Promise<TriggerSett
 }
 
 /**
- * Whether a call is older than the "last N days" of Start From. The cutoff is n8n's clock minus N days,
- * compared with the call's `created_at` read as a date: the one place this node reads a timestamp of
- * the service. Clocks that differ by d only move the edge of the window by d (a call created within d
- * of the edge may or may not be in the one-time backfill); which calls are output afterwards, and that
- * each is output once, never depends on a clock: calls are told apart by their IDs. A `created_at`
- * that cannot be read as a date counts as within the window.
+ * Whether a call is older than the "last N days" of Start From: the one place the trigger compares n8n's
+ * clock with a timestamp of the service, so differing clocks only move the edge of a one-time backfill.
  */
 export function olderThanDays(days: number, now: number = Date.now()) {
 	const cutoff = now - days * DAY_MS;

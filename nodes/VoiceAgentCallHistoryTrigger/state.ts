@@ -18,8 +18,8 @@ export interface CallHistoryState {
  * Bounds of the saved state (about 25 bytes per ID). `seen` needs one call that still exists and more
  * than a page, to tell calls listed late apart from old ones; `pending` holds calls in progress at once.
  */
-export const MAX_SEEN = 500;
-export const MAX_PENDING = 1_000;
+const MAX_SEEN = 500;
+const MAX_PENDING = 1_000;
 
 const STATE_KEY = 'callHistory';
 

@@ -30,13 +30,13 @@ export function parseHttpUrl(text: string): URL | undefined {
 }
 
 /** A Base URL the nodes can use: without trailing slashes, and its origin (where the key may go). */
-export interface BaseUrl {
+interface BaseUrl {
 	baseUrl: string;
 	origin: string;
 }
 
 /** The Base URL itself, or what is wrong with it as the end of a sentence starting "The Base URL". */
-export type BaseUrlCheck = { ok: true; value: BaseUrl } | { ok: false; problem: string };
+type BaseUrlCheck = { ok: true; value: BaseUrl } | { ok: false; problem: string };
 
 export const BASE_URL_NOT_HTTP = 'is not an http:// or https:// address';
 

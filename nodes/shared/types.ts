@@ -18,7 +18,7 @@ export interface CallSummary extends IDataObject {
 	created_at: string;
 }
 
-export interface TranscriptEntry extends IDataObject {
+interface TranscriptEntry extends IDataObject {
 	speaker: string;
 	text: string;
 }

@@ -5,9 +5,9 @@ import { configurationError } from './errors';
 import { fieldName, type FieldLabels } from './fields';
 
 /**
- * Bounds the nodes enforce before sending (docs/service.md, "Limits the nodes enforce"): the service
- * states none, and without them an oversized value comes back as a 413 that names no field, or as a
- * dropped connection that looks like a network failure.
+ * Bounds the nodes enforce before sending: the service states none, and without them an oversized
+ * value comes back as a 413 that names no field, or as a dropped connection that looks like a network
+ * failure.
  */
 export const INPUT_LIMITS = Object.freeze({
 	/** Agent and call IDs. */

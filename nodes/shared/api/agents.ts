@@ -13,7 +13,7 @@ import { redactAgent } from './redaction';
 
 const AGENTS_LIST = { path: '/agents', itemsKey: 'agents' };
 
-export const agentNotFound = (id: string) => `Agent "${id}"`;
+const agentNotFound = (id: string) => `Agent "${id}"`;
 
 /** GET and DELETE /agent take the agent's ID as the query parameter `id`. */
 async function requestAgentById<T>(
@@ -102,7 +102,7 @@ export async function* agentPages(context: VoiceAgentContext, options?: RequestO
 	}
 }
 
-export interface AgentsPage {
+interface AgentsPage {
 	agents: Agent[];
 	/** The cursor of the next page; undefined on the last. */
 	cursor?: string;

@@ -10,7 +10,7 @@ import type {
 import { cursorPages, MAX_PAGE_SIZE, paginateCursor, voiceAgentApiRequest } from '../transport';
 import type { Call, CallSummary } from '../types';
 
-export const callNotFound = (id: string) => `Call "${id}"`;
+const callNotFound = (id: string) => `Call "${id}"`;
 
 /** Filters of GET /calls. */
 export interface CallFilter {
@@ -96,7 +96,7 @@ export function hasEnded(call: { status?: unknown }): boolean {
 	return call.status === 'completed' || call.status === 'failed';
 }
 
-export interface LiveCalls {
+interface LiveCalls {
 	/** The calls in progress, newest first. */
 	live: CallSummary[];
 	/** The newest call of the filter, live or not. */
@@ -120,7 +120,7 @@ export async function findLiveCalls(
 	return found;
 }
 
-export interface NewestCall {
+interface NewestCall {
 	/** The newest call of the filter, if there is one. */
 	call?: CallSummary;
 	/** The service's own time of its answer (the Date header), to date the call without n8n's clock. */

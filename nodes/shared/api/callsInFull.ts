@@ -12,7 +12,7 @@ import {
 import type { Call } from '../types';
 import { getCall } from './calls';
 
-export interface CallsInFullOptions {
+interface CallsInFullOptions {
 	/** The most GET /call in flight at once; the fan-out adapts below it to the service. */
 	maxConcurrency: number;
 	purpose?: RequestPurpose;

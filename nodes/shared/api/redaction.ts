@@ -7,7 +7,7 @@ export const REDACTED = 'REDACTED';
 const TOKEN_QUERY_VALUE = /([?&]token=)[^&#]*/gi;
 
 /** A URL with the value of every `token` query parameter replaced, so outputs do not open the URL. */
-export function redactToken(url: string): string {
+function redactToken(url: string): string {
 	return url.replace(TOKEN_QUERY_VALUE, `$1${REDACTED}`);
 }
 

@@ -9,7 +9,7 @@ import { InputValidator } from '../validation';
  */
 export type TranscriptFormat = 'entries' | 'text' | 'both';
 
-export const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['entries', 'text', 'both'];
+const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['entries', 'text', 'both'];
 
 /** The "Transcript Format" option, as every node that outputs whole calls offers it. */
 export function transcriptFormatOption(overrides: Partial<INodeProperties> = {}): INodeProperties {

@@ -17,7 +17,7 @@ export interface FanOutResult<T, R> {
 	failures: Array<FanOutFailure<T>>;
 }
 
-export interface FanOutOptions {
+interface FanOutOptions {
 	/** The most requests in flight at once. */
 	maxConcurrency: number;
 	/** Where the adaptive limit starts (default: 4, or the maximum when smaller). */

@@ -41,7 +41,7 @@ export function networkErrorCode(error: unknown): string | undefined {
 	return undefined;
 }
 
-export function isTlsFailure(code: string | undefined): boolean {
+function isTlsFailure(code: string | undefined): boolean {
 	return code !== undefined && TLS_CODE.test(code);
 }
 

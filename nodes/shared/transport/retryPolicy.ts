@@ -7,7 +7,7 @@
 /** Where a request runs decides how long it may take: a webhook answer cannot wait like a batch job. */
 export type RequestPurpose = 'batch' | 'poll' | 'activation' | 'webhook' | 'editor';
 
-export interface RetryBudget {
+interface RetryBudget {
 	/** Attempts for server errors and network failures, the first one included. */
 	maxAttempts: number;
 	/** How many times a 429 is waited out. */
@@ -100,18 +100,14 @@ export type StopReason =
 	| 'retry-after-too-long'
 	| 'wait-budget-spent';
 
-export type RetryDecision = { retry: true; waitMs: number } | { retry: false; reason: StopReason };
+type RetryDecision = { retry: true; waitMs: number } | { retry: false; reason: StopReason };
 
 /**
  * Network failures that can only happen before the request reaches the service (no connection was
  * made): repeating them cannot act twice. EHOSTUNREACH and ENETUNREACH are not among them: an ICMP
  * error can end a connection after the request went out, so their outcome is unknown.
  */
-export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
-	'ECONNREFUSED',
-	'ENOTFOUND',
-	'EAI_AGAIN',
-]);
+const NOT_SENT_CODES: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 /** Exponential backoff with jitter in its upper half, so parallel retries spread out. */
 export function backoffDelayMs(

@@ -6,7 +6,7 @@ import type { Agent } from '../../../shared/types';
  * The fields a workflow maps into a CRM or a sheet: who the agent is, the number it calls from, how it
  * sounds and where its events go. Prompts, tools, actions and compliance checks stay out.
  */
-export const SIMPLIFIED_AGENT_FIELDS = [
+const SIMPLIFIED_AGENT_FIELDS = [
 	'id',
 	'name',
 	'phone_number',

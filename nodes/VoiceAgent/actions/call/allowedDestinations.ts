@@ -50,7 +50,7 @@ function parseRules(validate: InputValidator, value: unknown): string[] {
 }
 
 /** As an AI tool: the parameter as saved in the workflow, to tell rules from a model's choice. */
-export interface ToolUse {
+interface ToolUse {
 	savedValue: unknown;
 }
 

@@ -9,7 +9,7 @@ import { runsAsTool } from './allowedDestinations';
  * (`getContext('node')`). n8n keeps that object across the tries of *Retry On Fail* and saves it with
  * the execution, so *Retry execution* finds it too.
  */
-export interface PlacedCall {
+interface PlacedCall {
 	from: string;
 	to: string;
 	/** The call placed; none when the service never confirmed it (the outcome is unknown). */

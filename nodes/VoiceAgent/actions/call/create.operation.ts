@@ -117,7 +117,7 @@ async function agentPhoneNumber(
 }
 
 /** What the item asks for, checked before anything is sent: no request is made here. */
-export interface CallRequest {
+interface CallRequest {
 	from: AgentLocatorValue;
 	to: string;
 	context: string;
@@ -129,7 +129,7 @@ export interface CallRequest {
 	windowMinutes: number;
 }
 
-export function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallRequest {
+function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallRequest {
 	const validate = new InputValidator(context.getNode(), itemIndex);
 	const from = context.getNodeParameter('from', itemIndex) as AgentLocatorValue;
 	const to = validate.e164(context.getNodeParameter('to', itemIndex), 'To');
@@ -147,7 +147,7 @@ export function readCallRequest(context: IExecuteFunctions, itemIndex: number): 
  * The whole of Create for one item, run alone (Calls at Once 1) or by the batch scheduler: validate →
  * place once (placeOnce.ts: re-runs, the skip window, Max Calls per Run) → wait. The items of a call that ended carry when n8n placed it and saw it end.
  */
-export async function createOne(
+async function createOne(
 	context: IExecuteFunctions,
 	itemIndex: number,
 	seams: BatchSeams = {},

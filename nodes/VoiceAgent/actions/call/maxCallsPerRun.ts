@@ -4,7 +4,7 @@ import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
 
 /** An AI Agent's tool places one call per execution unless the workflow allows more. */
-export const TOOL_DEFAULT_MAX_CALLS = 1;
+const TOOL_DEFAULT_MAX_CALLS = 1;
 const FIELD = 'Max Calls per Run';
 const COUNT_KEY = 'voiceAgentCallsReserved';
 

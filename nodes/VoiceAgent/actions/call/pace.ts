@@ -10,7 +10,7 @@ import {
  * The window *Max New Calls per Minute* counts in, and a second more: the service counts a call when the
  * request arrives, and one request may take longer on its way than the next.
  */
-export const PACE_WINDOW_MS = 61_000;
+const PACE_WINDOW_MS = 61_000;
 /** A 429 without Retry-After pauses the whole batch this long. */
 const DEFAULT_PAUSE_MS = 1_000;
 /** Long waits go in steps of this: n8n's sleep cannot be called off, so a stopped run leaves at most this behind. */

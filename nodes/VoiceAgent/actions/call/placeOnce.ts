@@ -16,7 +16,7 @@ import {
 import { reserveCallSlot } from './maxCallsPerRun';
 import { recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
 
-export interface PlaceOnceSettings {
+interface PlaceOnceSettings {
 	body: NewCall;
 	/** The agent's calls to the number. */
 	filter: CallFilter;

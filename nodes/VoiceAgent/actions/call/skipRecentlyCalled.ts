@@ -5,7 +5,7 @@ import type { Call, CallSummary } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 
 /** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
-export const DEFAULT_WINDOW_MINUTES = 15;
+const DEFAULT_WINDOW_MINUTES = 15;
 const FIRST_VERSION = 1.2;
 const FIELD = 'Skip Numbers Called in the Last (Minutes)';
 

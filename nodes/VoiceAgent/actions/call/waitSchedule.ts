@@ -13,13 +13,13 @@ const TICK_MS = 200;
 /** Checks sent at once; more due at the same moment go on the next ticks, so a big batch spreads them. */
 const MAX_CHECKS_IN_FLIGHT = 10;
 
-export interface WaitPlan {
+interface WaitPlan {
 	maxWaitMs: number;
 	firstIntervalMs: number;
 }
 
 /** Where a wait ended: the call as last seen, and the last check's failure if it failed. */
-export interface WaitResult {
+interface WaitResult {
 	latest: Call;
 	lastFailure?: Error;
 }
