@@ -13,7 +13,7 @@ import { credentialTest, listSearch } from '../shared/methods';
 import { startNewRun } from '../shared/runCache';
 import { transcriptFormatOption } from '../shared/parameters/transcriptFormat';
 import { pollCallHistory } from './poll';
-import { MAX_START_FROM_DAYS } from './settings';
+import { eventProperty, startFromOptions } from './settings';
 import { fetchTestEvent } from './testEvent';
 
 export class VoiceAgentCallHistoryTrigger implements INodeType {
@@ -42,63 +42,10 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 				type: 'notice',
 				default: '',
 			},
-			{
-				displayName: 'Event',
-				name: 'event',
-				type: 'options',
-				noDataExpression: true,
-				options: [
-					{
-						name: 'Call Ended',
-						value: 'callEnded',
-						description:
-							'A call was completed or failed: output in full, with transcript, duration and end time',
-					},
-					{
-						name: 'New Call',
-						value: 'newCall',
-						description: 'A call was created: output as the call list shows it',
-					},
-				],
-				default: 'callEnded',
-			},
+			eventProperty,
 			...callListFilters(),
 			optionsCollection([
-				{
-					displayName: 'Start From',
-					name: 'startFrom',
-					type: 'options',
-					options: [
-						{
-							name: 'All History',
-							value: 'allHistory',
-							description: 'The first poll outputs every call of the history, oldest first',
-						},
-						{
-							name: 'Last Days',
-							value: 'lastDays',
-							description:
-								'The first poll outputs the calls created in the last days, oldest first',
-						},
-						{
-							name: 'Now',
-							value: 'now',
-							description: 'Only calls from the first poll on',
-						},
-					],
-					default: 'now',
-					description:
-						'Where the first poll starts (when the workflow is first published, or after the event, the filters or the credential changed)',
-				},
-				{
-					displayName: 'Days',
-					name: 'startFromDays',
-					type: 'number',
-					typeOptions: { minValue: 1, maxValue: MAX_START_FROM_DAYS },
-					default: 7,
-					description: 'How many days back the first poll starts',
-					displayOptions: { show: { startFrom: ['lastDays'] } },
-				},
+				...startFromOptions,
 				transcriptFormatOption({ displayOptions: { show: { '/event': ['callEnded'] } } }),
 			]),
 		],

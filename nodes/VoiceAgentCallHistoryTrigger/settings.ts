@@ -1,7 +1,8 @@
-import type { IDataObject, IPollFunctions } from 'n8n-workflow';
+import type { IDataObject, INodeProperties, IPollFunctions } from 'n8n-workflow';
 
 import type { CallFilter } from '../shared/api';
 import { CREDENTIAL_TYPE } from '../shared/credential';
+import { labelsByName } from '../shared/fields';
 import { readCallFilter } from '../shared/parameters/callFilter';
 import { readTranscriptFormat, type TranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
@@ -10,8 +11,70 @@ import { InputValidator } from '../shared/validation';
 type CallHistoryEvent = 'callEnded' | 'newCall';
 type StartFrom = 'now' | 'allHistory' | 'lastDays';
 
-export const MAX_START_FROM_DAYS = 3_650;
+const MAX_START_FROM_DAYS = 3_650;
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Which calls start the workflow. */
+export const eventProperty: INodeProperties = {
+	displayName: 'Event',
+	name: 'event',
+	type: 'options',
+	noDataExpression: true,
+	options: [
+		{
+			name: 'Call Ended',
+			value: 'callEnded',
+			description:
+				'A call was completed or failed: output in full, with transcript, duration and end time',
+		},
+		{
+			name: 'New Call',
+			value: 'newCall',
+			description: 'A call was created: output as the call list shows it',
+		},
+	],
+	default: 'callEnded',
+};
+
+/** Where the first poll starts. */
+export const startFromOptions: INodeProperties[] = [
+	{
+		displayName: 'Start From',
+		name: 'startFrom',
+		type: 'options',
+		options: [
+			{
+				name: 'All History',
+				value: 'allHistory',
+				description: 'The first poll outputs every call of the history, oldest first',
+			},
+			{
+				name: 'Last Days',
+				value: 'lastDays',
+				description: 'The first poll outputs the calls created in the last days, oldest first',
+			},
+			{
+				name: 'Now',
+				value: 'now',
+				description: 'Only calls from the first poll on',
+			},
+		],
+		default: 'now',
+		description:
+			'Where the first poll starts (when the workflow is first published, or after the event, the filters or the credential changed)',
+	},
+	{
+		displayName: 'Days',
+		name: 'startFromDays',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_START_FROM_DAYS },
+		default: 7,
+		description: 'How many days back the first poll starts',
+		displayOptions: { show: { startFrom: ['lastDays'] } },
+	},
+];
+
+const OPTION_LABELS = labelsByName(startFromOptions);
 
 export interface TriggerSettings {
 	event: CallHistoryEvent;
@@ -28,20 +91,26 @@ export interface TriggerSettings {
 
 export async function readSettings(context: IPollFunctions): Promise<TriggerSettings> {
 	const validate = new InputValidator(context.getNode());
-	const event = validate.oneOf(context.getNodeParameter('event', 'callEnded'), 'Event', [
-		'callEnded',
-		'newCall',
-	] as const);
+	const event = validate.oneOf(
+		context.getNodeParameter('event', 'callEnded'),
+		eventProperty.displayName,
+		['callEnded', 'newCall'] as const,
+	);
 	const filter = await readCallFilter(context, { request: { purpose: 'poll' } });
 	const options = context.getNodeParameter('options', {}) as IDataObject;
-	const startFrom = validate.oneOf(options.startFrom ?? 'now', 'Start From', [
+	const startFrom = validate.oneOf(options.startFrom ?? 'now', OPTION_LABELS.startFrom, [
 		'now',
 		'allHistory',
 		'lastDays',
 	] as const);
 	const days =
 		startFrom === 'lastDays'
-			? validate.integer(options.startFromDays ?? 7, 'Days', 1, MAX_START_FROM_DAYS)
+			? validate.integer(
+					options.startFromDays ?? 7,
+					OPTION_LABELS.startFromDays,
+					1,
+					MAX_START_FROM_DAYS,
+				)
 			: 0;
 	const transcriptFormat = readTranscriptFormat(context.getNode(), options.transcriptFormat);
 	const credentialId = context.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? null;

@@ -24,6 +24,11 @@ export function labelsOf(
 	return labels;
 }
 
+/** The labels of a list of parameters by their names, for the errors of their reader. */
+export function labelsByName(properties: readonly INodeProperties[]): FieldLabels {
+	return Object.fromEntries(properties.map((property) => [property.name, property.displayName]));
+}
+
 interface Described {
 	name?: string;
 	displayName?: string;

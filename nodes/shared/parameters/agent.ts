@@ -8,13 +8,15 @@ import type { Agent } from '../types';
 import { INPUT_LIMITS, InputValidator } from '../validation';
 import { nodeParameter, type ParameterContext } from './nodeParameter';
 
+const LABEL = 'Agent';
+
 /**
  * The agent picker, wherever an agent is chosen: from a searchable list, by its ID, or by its exact
  * name (what a CRM row or an AI model knows), with its list search, its readers and name resolution.
  */
 export function agentLocator(overrides: Partial<INodeProperties> = {}): INodeProperties {
 	return {
-		displayName: 'Agent',
+		displayName: LABEL,
 		name: 'agent',
 		type: 'resourceLocator',
 		default: { mode: 'list', value: '' },
@@ -114,7 +116,7 @@ function agentsByName(context: VoiceAgentContext, request?: RequestOptions): Pro
 async function agentNamed(
 	context: VoiceAgentContext,
 	name: string,
-	{ field = 'Agent', itemIndex, request }: ReadAgentOptions,
+	{ field = LABEL, itemIndex, request }: ReadAgentOptions,
 ): Promise<Agent> {
 	const directory = await agentsByName(context, request);
 	const matches = directory.get(name) ?? [];
@@ -153,7 +155,7 @@ export async function resolveAgent(
 	locator: AgentLocatorValue | string | undefined,
 	options: ReadAgentOptions = {},
 ): Promise<ResolvedAgent> {
-	const field = options.field ?? 'Agent';
+	const field = options.field ?? LABEL;
 	const validate = new InputValidator(context.getNode(), options.itemIndex ?? 0);
 	const { mode, value } =
 		typeof locator === 'object' && locator !== null ? locator : { mode: 'id', value: locator };

@@ -7,6 +7,15 @@ import { agentLocator, readOptionalAgentId } from './agent';
 import { filtersCollection } from './collections';
 import { nodeParameter, type ParameterContext } from './nodeParameter';
 
+const clientNumberFilter: INodeProperties = {
+	displayName: 'Client Number',
+	name: 'clientNumber',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. +14155550123',
+	description: 'Only calls with this customer phone number (E.164)',
+};
+
 /**
  * The filters of the call list (GET /calls), as Call → Get Many and the call history trigger offer
  * them: the agent (optional) and the customer's number.
@@ -17,16 +26,7 @@ export function callListFilters(): INodeProperties[] {
 			required: false,
 			description: 'Only calls of this agent. Leave empty for the calls of all agents.',
 		}),
-		filtersCollection([
-			{
-				displayName: 'Client Number',
-				name: 'clientNumber',
-				type: 'string',
-				default: '',
-				placeholder: 'e.g. +14155550123',
-				description: 'Only calls with this customer phone number (E.164)',
-			},
-		]),
+		filtersCollection([clientNumberFilter]),
 	];
 }
 
@@ -44,7 +44,7 @@ export async function readCallFilter(
 	const clientNumber = filters?.clientNumber;
 	if (typeof clientNumber === 'string' && clientNumber.trim() !== '') {
 		const validate = new InputValidator(context.getNode(), options.itemIndex);
-		filter.clientNumber = validate.e164(clientNumber, 'Client Number');
+		filter.clientNumber = validate.e164(clientNumber, clientNumberFilter.displayName);
 	}
 	return filter;
 }

@@ -2,10 +2,12 @@ import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { InputValidator } from '../validation';
 
+const LABEL = 'Call ID';
+
 /** The ID of one call, as Call → Get and Call → Set Context take it. */
 export function callIdField(description: string): INodeProperties {
 	return {
-		displayName: 'Call ID',
+		displayName: LABEL,
 		name: 'callId',
 		type: 'string',
 		required: true,
@@ -21,5 +23,5 @@ export function readCallId(
 	validate: InputValidator,
 	itemIndex: number,
 ): string {
-	return validate.id(context.getNodeParameter('callId', itemIndex), 'Call ID');
+	return validate.id(context.getNodeParameter('callId', itemIndex), LABEL);
 }

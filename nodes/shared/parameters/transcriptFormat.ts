@@ -9,12 +9,13 @@ import { InputValidator } from '../validation';
  */
 export type TranscriptFormat = 'entries' | 'text' | 'both';
 
+const LABEL = 'Transcript Format';
 const TRANSCRIPT_FORMATS: readonly TranscriptFormat[] = ['entries', 'text', 'both'];
 
 /** The "Transcript Format" option, as every node that outputs whole calls offers it. */
 export function transcriptFormatOption(overrides: Partial<INodeProperties> = {}): INodeProperties {
 	return {
-		displayName: 'Transcript Format',
+		displayName: LABEL,
 		name: 'transcriptFormat',
 		type: 'options',
 		options: [
@@ -78,5 +79,5 @@ export function readTranscriptFormat(
 	itemIndex?: number,
 ): TranscriptFormat {
 	if (value === undefined || value === null || value === '') return 'entries';
-	return new InputValidator(node, itemIndex).oneOf(value, 'Transcript Format', TRANSCRIPT_FORMATS);
+	return new InputValidator(node, itemIndex).oneOf(value, LABEL, TRANSCRIPT_FORMATS);
 }

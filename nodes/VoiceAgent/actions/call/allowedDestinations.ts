@@ -34,7 +34,7 @@ const SEPARATORS = /[\s().-]/g;
 
 /** The rules as given: one string of comma-separated entries, or a list from an expression. */
 function parseRules(validate: InputValidator, value: unknown): string[] {
-	const field = 'Allowed Destinations';
+	const field = allowedDestinationsOption.displayName;
 	const entries =
 		typeof value === 'string' ? value.split(/[,;\n]/) : validate.stringList(value, field);
 	const rules = entries.map((entry) => entry.replace(SEPARATORS, '')).filter((rule) => rule !== '');
@@ -75,7 +75,7 @@ export function checkToolRules(
 ): string[] {
 	if (tool && filledByModel(tool.savedValue)) {
 		validate.fail(
-			'Allowed Destinations',
+			allowedDestinationsOption.displayName,
 			`must not be filled by the AI model ($fromAI): ${target} was not contacted`,
 			'The numbers an AI tool may reach are set in the node by the workflow, never chosen by the model.',
 		);
@@ -83,7 +83,7 @@ export function checkToolRules(
 	const rules = parseRules(validate, value ?? '');
 	if (tool && rules.length === 0) {
 		validate.fail(
-			'Allowed Destinations',
+			allowedDestinationsOption.displayName,
 			`are empty: as an AI tool this node contacts only numbers listed there, so ${target} was not contacted`,
 			'Set Allowed Destinations (Options) in the node to the numbers or prefixes the AI model may reach.',
 		);
@@ -98,12 +98,6 @@ export interface Refusal {
 	where: string;
 }
 
-const CALL_REFUSED: Refusal = {
-	field: 'To',
-	outcome: 'no call was placed',
-	where: 'Call → Create → Options',
-};
-
 /**
  * Fails unless `to` (E.164) starts with one of the allowed destinations. No rules allow any number,
  * except for an AI tool: it fails closed, and so do rules the model fills in.
@@ -112,8 +106,8 @@ export function checkAllowedDestination(
 	validate: InputValidator,
 	to: string,
 	value: unknown,
-	tool?: ToolUse,
-	refused: Refusal = CALL_REFUSED,
+	tool: ToolUse | undefined,
+	refused: Refusal,
 ): void {
 	const rules = checkToolRules(validate, value, tool, to);
 	if (rules.length === 0 || rules.some((rule) => to.startsWith(rule))) return;

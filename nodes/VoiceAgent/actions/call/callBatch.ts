@@ -6,6 +6,7 @@ import type {
 } from 'n8n-workflow';
 
 import { cancellationError } from '../../../shared/errors';
+import { labelsByName } from '../../../shared/fields';
 import { cancelledError, cancelSignalOf } from '../../../shared/transport';
 import { InputValidator } from '../../../shared/validation';
 import { failedItemOutput } from '../itemFailure';
@@ -41,6 +42,8 @@ export const batchOptions: INodeProperties[] = [
 	},
 ];
 
+const LABELS = labelsByName(batchOptions);
+
 interface BatchSettings {
 	callsAtOnce: number;
 	maxCallsPerMinute: number | undefined;
@@ -52,7 +55,7 @@ function batchSettings(context: IExecuteFunctions): BatchSettings {
 	const validate = new InputValidator(context.getNode(), 0);
 	const callsAtOnce = validate.integer(
 		options.callsAtOnce ?? 1,
-		'Calls at Once',
+		LABELS.callsAtOnce,
 		1,
 		MAX_CALLS_AT_ONCE,
 	);
@@ -63,7 +66,7 @@ function batchSettings(context: IExecuteFunctions): BatchSettings {
 		callsAtOnce,
 		maxCallsPerMinute: noLimit
 			? undefined
-			: validate.integer(perMinute, 'Max New Calls per Minute', 1, MAX_CALLS_PER_MINUTE),
+			: validate.integer(perMinute, LABELS.maxCallsPerMinute, 1, MAX_CALLS_PER_MINUTE),
 	};
 }
 

@@ -132,14 +132,21 @@ interface CallRequest {
 function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallRequest {
 	const validate = new InputValidator(context.getNode(), itemIndex);
 	const from = context.getNodeParameter('from', itemIndex) as AgentLocatorValue;
-	const to = validate.e164(context.getNodeParameter('to', itemIndex), 'To');
+	const to = validate.e164(context.getNodeParameter('to', itemIndex), CALL_FIELDS.to);
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
-	checkAllowedDestination(validate, to, options.allowedDestinations, toolUseOf(context));
+	checkAllowedDestination(validate, to, options.allowedDestinations, toolUseOf(context), {
+		field: CALL_FIELDS.to,
+		outcome: 'no call was placed',
+		where: 'Call → Create → Options',
+	});
 	const maxCalls = maxCallsPerRun(context, validate, options);
 	const windowMinutes = skipWindowMinutes(context, validate, itemIndex);
-	const callContext = validate.text(context.getNodeParameter('context', itemIndex, ''), 'Context');
+	const callContext = validate.text(
+		context.getNodeParameter('context', itemIndex, ''),
+		CALL_FIELDS.context,
+	);
 	const wait = waitSettings(context, itemIndex, options);
-	if (from?.mode === 'phoneNumber') validate.e164(from.value, 'From (Agent)');
+	if (from?.mode === 'phoneNumber') validate.e164(from.value, CALL_FIELDS.from);
 	return { from, to, context: callContext, options, wait, maxCalls, windowMinutes };
 }
 
@@ -157,9 +164,9 @@ async function createOne(
 	let agentId: string | undefined;
 	let fromNumber: string;
 	if (request.from?.mode === 'phoneNumber') {
-		fromNumber = validate.e164(request.from.value, 'From (Agent)');
+		fromNumber = validate.e164(request.from.value, CALL_FIELDS.from);
 	} else {
-		const agent = await resolveAgent(context, request.from, { field: 'From (Agent)', itemIndex });
+		const agent = await resolveAgent(context, request.from, { field: CALL_FIELDS.from, itemIndex });
 		agentId = agent.id;
 		fromNumber = await agentPhoneNumber(context, agent, itemIndex);
 	}

@@ -21,6 +21,17 @@ import { InputValidator } from '../../../shared/validation';
 const MAX_TRANSCRIPT_CONCURRENCY = 100;
 const DEFAULT_TRANSCRIPT_CONCURRENCY = 50;
 
+const concurrencyOption: INodeProperties = {
+	displayName: 'Max Transcript Requests in Parallel',
+	name: 'transcriptConcurrency',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: MAX_TRANSCRIPT_CONCURRENCY },
+	default: DEFAULT_TRANSCRIPT_CONCURRENCY,
+	description:
+		'The most calls fetched at once when including transcripts. The node starts with a few and adapts: more while the service answers quickly, fewer when it slows down or rate-limits (429).',
+	displayOptions: { show: { includeTranscripts: [true] } },
+};
+
 const properties: INodeProperties[] = [
 	...returnAllOrLimit,
 	...callListFilters(),
@@ -33,16 +44,7 @@ const properties: INodeProperties[] = [
 			description:
 				'Whether to fetch each call in full (transcript, duration, end time): one extra request per call',
 		},
-		{
-			displayName: 'Max Transcript Requests in Parallel',
-			name: 'transcriptConcurrency',
-			type: 'number',
-			typeOptions: { minValue: 1, maxValue: MAX_TRANSCRIPT_CONCURRENCY },
-			default: DEFAULT_TRANSCRIPT_CONCURRENCY,
-			description:
-				'The most calls fetched at once when including transcripts. The node starts with a few and adapts: more while the service answers quickly, fewer when it slows down or rate-limits (429).',
-			displayOptions: { show: { includeTranscripts: [true] } },
-		},
+		concurrencyOption,
 		transcriptFormatOption({ displayOptions: { show: { includeTranscripts: [true] } } }),
 	]),
 ];
@@ -60,7 +62,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		options.includeTranscripts === true
 			? validate.integer(
 					options.transcriptConcurrency ?? DEFAULT_TRANSCRIPT_CONCURRENCY,
-					'Max Transcript Requests in Parallel',
+					concurrencyOption.displayName,
 					1,
 					MAX_TRANSCRIPT_CONCURRENCY,
 				)

@@ -19,6 +19,18 @@ import {
 
 const byClientNumber = { show: { callBy: ['clientNumber'] } };
 
+const clientNumberProperty: INodeProperties = {
+	displayName: 'Client Number',
+	name: 'clientNumber',
+	type: 'string',
+	required: true,
+	default: '',
+	placeholder: 'e.g. +14155550123',
+	description:
+		"The customer's phone number (E.164). The call in progress with it gets the context; with several, the newest.",
+	displayOptions: byClientNumber,
+};
+
 const properties: INodeProperties[] = [
 	{
 		displayName: 'Call',
@@ -40,17 +52,7 @@ const properties: INodeProperties[] = [
 		...callIdField('ID of a call in progress'),
 		displayOptions: { show: { callBy: ['id'] } },
 	},
-	{
-		displayName: 'Client Number',
-		name: 'clientNumber',
-		type: 'string',
-		required: true,
-		default: '',
-		placeholder: 'e.g. +14155550123',
-		description:
-			"The customer's phone number (E.164). The call in progress with it gets the context; with several, the newest.",
-		displayOptions: byClientNumber,
-	},
+	clientNumberProperty,
 	agentLocator({
 		required: false,
 		description: "Only this agent's calls. Leave empty for the calls of all agents.",
@@ -124,8 +126,11 @@ async function liveCallOf(
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
 	const validate = new InputValidator(this.getNode(), itemIndex);
-	const context = validate.text(this.getNodeParameter('context', itemIndex), 'Context');
-	validate.nonEmptyString(context, 'Context');
+	const context = validate.text(
+		this.getNodeParameter('context', itemIndex),
+		CONTEXT_FIELDS.context,
+	);
+	validate.nonEmptyString(context, CONTEXT_FIELDS.context);
 	const options = this.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	const tool = toolUseOf(this);
 	const checkNumber = (number: string) =>
@@ -139,7 +144,7 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	}
 	const clientNumber = validate.e164(
 		this.getNodeParameter('clientNumber', itemIndex),
-		'Client Number',
+		clientNumberProperty.displayName,
 	);
 	checkNumber(clientNumber);
 	const { call, search } = await liveCallOf(this, clientNumber, itemIndex);

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { hasEnded } from '../../../shared/api';
 import { dataProblemError } from '../../../shared/errors';
+import { labelsByName } from '../../../shared/fields';
 import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { BACKOFF_FACTOR, MAX_INTERVAL_S, WaitSchedule } from './waitSchedule';
@@ -53,6 +54,8 @@ export const waitForEndOptions: INodeProperties[] = [
 	},
 ];
 
+const LABELS = labelsByName(waitForEndOptions);
+
 export interface WaitSettings {
 	maxWaitMs: number;
 	firstIntervalMs: number;
@@ -70,13 +73,13 @@ export function waitSettings(
 	const minutes = Number(options.maxWaitMinutes ?? 30);
 	if (!Number.isFinite(minutes) || minutes <= 0) {
 		validate.fail(
-			'Max Wait (Minutes)',
+			LABELS.maxWaitMinutes,
 			`must be a number above 0 (got ${JSON.stringify(options.maxWaitMinutes)})`,
 		);
 	}
 	const firstSeconds = validate.integer(
 		options.firstCheckSeconds ?? 3,
-		'First Check After (Seconds)',
+		LABELS.firstCheckSeconds,
 		1,
 		MAX_INTERVAL_S,
 	);
@@ -84,10 +87,8 @@ export function waitSettings(
 		maxWaitMs: Math.round(minutes * 60_000),
 		firstIntervalMs: firstSeconds * 1000,
 		failAtMaxWait:
-			validate.oneOf(options.onMaxWait ?? 'output', 'When the Max Wait Is Reached', [
-				'output',
-				'fail',
-			]) === 'fail',
+			validate.oneOf(options.onMaxWait ?? 'output', LABELS.onMaxWait, ['output', 'fail']) ===
+			'fail',
 	};
 }
 
