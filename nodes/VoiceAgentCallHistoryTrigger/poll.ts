@@ -1,6 +1,7 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { callsNotFetchedError, getCallsInFull, hasEnded } from '../shared/api';
+import { hasEnded } from '../shared/api/calls';
+import { callsNotFetchedError, getCallsInFull } from '../shared/api/callsInFull';
 import { isNotFound } from '../shared/errors';
 import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';

@@ -1,5 +1,5 @@
-import { callPages, type CallFilter } from '../shared/api';
-import type { RequestOptions, VoiceAgentContext } from '../shared/transport';
+import { callPages, type CallFilter } from '../shared/api/calls';
+import type { RequestOptions, VoiceAgentContext } from '../shared/transport/types';
 import type { CallSummary } from '../shared/types';
 
 /** What reading the call list, newest first, found. */

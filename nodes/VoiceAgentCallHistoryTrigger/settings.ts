@@ -1,6 +1,6 @@
 import type { IDataObject, INodeProperties, IPollFunctions } from 'n8n-workflow';
 
-import type { CallFilter } from '../shared/api';
+import type { CallFilter } from '../shared/api/calls';
 import { CREDENTIAL_TYPE } from '../shared/credential';
 import { labelsByName } from '../shared/fields';
 import { readCallFilter } from '../shared/parameters/callFilter';

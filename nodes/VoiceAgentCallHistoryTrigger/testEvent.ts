@@ -1,8 +1,8 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { callPages, getCall, hasEnded } from '../shared/api';
+import { callPages, getCall, hasEnded } from '../shared/api/calls';
 import { dataProblemError } from '../shared/errors';
-import type { RequestOptions } from '../shared/transport';
+import type { RequestOptions } from '../shared/transport/types';
 import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
 import { readSettings } from './settings';

@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { getCall } from '../shared/api';
+import { getCall } from '../shared/api/calls';
 import {
 	readTranscriptFormat,
 	withTranscriptFormat,

@@ -1,9 +1,9 @@
 import type { IDataObject, IHookFunctions } from 'n8n-workflow';
 
-import { findAgentWithToken, getAgentWithToken, upsertAgent } from '../shared/api';
+import { findAgentWithToken, getAgentWithToken, upsertAgent } from '../shared/api/agents';
 import { configurationError } from '../shared/errors';
 import { readOptionalAgentId } from '../shared/parameters/agent';
-import type { RequestOptions } from '../shared/transport';
+import type { RequestOptions } from '../shared/transport/types';
 import type { Agent } from '../shared/types';
 import {
 	hashToken,

@@ -5,9 +5,10 @@
  */
 import type { IDataObject, IHttpRequestMethods } from 'n8n-workflow';
 
-import type { BodyRequestOptions, RequestOptions, VoiceAgentContext } from '../transport';
+import type { BodyRequestOptions, RequestOptions, VoiceAgentContext } from '../transport/types';
 import { asNodeError, isNotFound } from '../errors';
-import { cursorPages, MAX_PAGE_SIZE, paginateCursor, voiceAgentApiRequest } from '../transport';
+import { cursorPages, MAX_PAGE_SIZE, paginateCursor } from '../transport/pagination';
+import { voiceAgentApiRequest } from '../transport/request';
 import type { Agent } from '../types';
 import { redactAgent } from './redaction';
 

@@ -6,8 +6,9 @@ import type {
 	BodyRequestOptions,
 	RequestOptions,
 	VoiceAgentContext,
-} from '../transport';
-import { cursorPages, MAX_PAGE_SIZE, paginateCursor, voiceAgentApiRequest } from '../transport';
+} from '../transport/types';
+import { cursorPages, MAX_PAGE_SIZE, paginateCursor } from '../transport/pagination';
+import { voiceAgentApiRequest } from '../transport/request';
 import type { Call, CallSummary } from '../types';
 
 const callNotFound = (id: string) => `Call "${id}"`;

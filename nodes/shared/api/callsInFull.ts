@@ -2,13 +2,9 @@
 import type { IDataObject, NodeApiError } from 'n8n-workflow';
 
 import { dataProblemError } from '../errors';
-import {
-	fanOut,
-	type FanOutFailure,
-	type FanOutResult,
-	type RequestPurpose,
-	type VoiceAgentContext,
-} from '../transport';
+import { fanOut, type FanOutFailure, type FanOutResult } from '../transport/fanOut';
+import { type RequestPurpose } from '../transport/retryPolicy';
+import { type VoiceAgentContext } from '../transport/types';
 import type { Call } from '../types';
 import { getCall } from './calls';
 

@@ -7,12 +7,9 @@ import type {
 
 import { BASE_URL_NOT_HTTP, checkBaseUrl, describeLocation } from '../baseUrl';
 import { BASE_URL_HINT } from '../credential';
-import {
-	API_KEY_REJECTED,
-	describeNetworkFailure,
-	networkErrorCode,
-	RETRY_BUDGETS,
-} from '../transport';
+import { API_KEY_REJECTED } from '../transport/errors';
+import { describeNetworkFailure, networkErrorCode } from '../transport/network';
+import { RETRY_BUDGETS } from '../transport/retryPolicy';
 import { isPlainObject } from '../validation';
 
 /**

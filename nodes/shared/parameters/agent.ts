@@ -3,7 +3,7 @@ import type { ILoadOptionsFunctions, INodeListSearchResult, INodeProperties } fr
 import { agentPages, getAgentsPage } from '../api/agents';
 import { configurationError } from '../errors';
 import { readOncePerRun } from '../runCache';
-import type { RequestOptions, VoiceAgentContext } from '../transport';
+import type { RequestOptions, VoiceAgentContext } from '../transport/types';
 import type { Agent } from '../types';
 import { INPUT_LIMITS, InputValidator } from '../validation';
 import { nodeParameter, type ParameterContext } from './nodeParameter';

@@ -1,7 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import type { CallFilter } from '../api/calls';
-import type { RequestOptions } from '../transport';
+import type { RequestOptions } from '../transport/types';
 import { InputValidator } from '../validation';
 import { agentLocator, readOptionalAgentId } from './agent';
 import { filtersCollection } from './collections';

@@ -1,3 +1,7 @@
+/**
+ * The one way the nodes talk to the Voice Agent API: authenticated requests, with a retry policy that
+ * never acts twice and knows where it runs (`retryPolicy.ts`), beside cursor pagination and fan-out.
+ */
 import type {
 	ICredentialsDecrypted,
 	IDataObject,

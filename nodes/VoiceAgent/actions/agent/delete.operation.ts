@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { deleteAgent } from '../../../shared/api';
+import { deleteAgent } from '../../../shared/api/agents';
 import { agentLocator, readAgentId } from '../../../shared/parameters/agent';
 
 const properties: INodeProperties[] = [agentLocator({ description: 'The agent to delete' })];

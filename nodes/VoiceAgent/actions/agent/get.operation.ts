@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getAgent } from '../../../shared/api';
+import { getAgent } from '../../../shared/api/agents';
 import { agentLocator, readAgentId } from '../../../shared/parameters/agent';
 import type { Agent } from '../../../shared/types';
 import { simplifyAgent, simplifyEnabled, simplifyOption } from './simplify';

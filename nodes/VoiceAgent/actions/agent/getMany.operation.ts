@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { agentPages, listAgents } from '../../../shared/api';
+import { agentPages, listAgents } from '../../../shared/api/agents';
 import { filtersCollection } from '../../../shared/parameters/collections';
 import { readLimit, returnAllOrLimit } from '../../../shared/parameters/returnAllOrLimit';
 import type { Agent } from '../../../shared/types';

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { upsertAgent } from '../../../shared/api';
+import { upsertAgent } from '../../../shared/api/agents';
 import type { Agent } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { labelsOf } from '../../../shared/fields';

@@ -7,7 +7,7 @@ import type {
 
 import { cancellationError } from '../../../shared/errors';
 import { labelsByName } from '../../../shared/fields';
-import { cancelledError, cancelSignalOf } from '../../../shared/transport';
+import { cancelledError, cancelSignalOf } from '../../../shared/transport/cancel';
 import { InputValidator } from '../../../shared/validation';
 import { failedItemOutput } from '../itemFailure';
 import { CallPace } from './pace';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
-import type { NewCall } from '../../../shared/api';
+import type { NewCall } from '../../../shared/api/calls';
 import { configurationError, noAnswerError } from '../../../shared/errors';
 import { runsAsTool } from './allowedDestinations';
 

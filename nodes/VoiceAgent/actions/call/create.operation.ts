@@ -6,7 +6,8 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getAgent, type CallFilter, type NewCall } from '../../../shared/api';
+import { getAgent } from '../../../shared/api/agents';
+import { type CallFilter, type NewCall } from '../../../shared/api/calls';
 import {
 	agentLocator,
 	resolveAgent,

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getCall } from '../../../shared/api';
+import { getCall } from '../../../shared/api/calls';
 import { callIdField, readCallId } from '../../../shared/parameters/callId';
 import { optionsCollection } from '../../../shared/parameters/collections';
 import {

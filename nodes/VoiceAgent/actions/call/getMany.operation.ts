@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
+import { listCalls } from '../../../shared/api/calls';
 import {
 	callErrorItem,
 	callsNotFetchedError,
 	getCallsInFull,
-	listCalls,
-} from '../../../shared/api';
+} from '../../../shared/api/callsInFull';
 import { callListFilters, readCallFilter } from '../../../shared/parameters/callFilter';
 import { optionsCollection } from '../../../shared/parameters/collections';
 import { readLimit, returnAllOrLimit } from '../../../shared/parameters/returnAllOrLimit';

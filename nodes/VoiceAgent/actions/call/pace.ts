@@ -1,10 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import {
-	waitUnlessCancelled,
-	type AttemptReport,
-	type RequestObserver,
-} from '../../../shared/transport';
+import { waitUnlessCancelled } from '../../../shared/transport/cancel';
+import { type AttemptReport, type RequestObserver } from '../../../shared/transport/types';
 
 /**
  * The window *Max New Calls per Minute* counts in, and a second more: the service counts a call when the

@@ -1,8 +1,15 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { createCall, getCall, listCalls, type CallFilter, type NewCall } from '../../../shared/api';
+import {
+	createCall,
+	getCall,
+	listCalls,
+	type CallFilter,
+	type NewCall,
+} from '../../../shared/api/calls';
 import { asNodeError, isOutcomeUnknown, noAnswerError } from '../../../shared/errors';
-import { waitUnlessCancelled, type BodyRequestOptions } from '../../../shared/transport';
+import { waitUnlessCancelled } from '../../../shared/transport/cancel';
+import { type BodyRequestOptions } from '../../../shared/transport/types';
 import { readOncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
 

@@ -1,9 +1,9 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { getCall, type CallFilter, type NewCall } from '../../../shared/api';
+import { getCall, type CallFilter, type NewCall } from '../../../shared/api/calls';
 import { asNodeError, isOutcomeUnknown } from '../../../shared/errors';
 import { readOncePerRun } from '../../../shared/runCache';
-import { cancelSignalOf } from '../../../shared/transport';
+import { cancelSignalOf } from '../../../shared/transport/cancel';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';

@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { findLiveCalls, getCall, setCallContext, type CallFilter } from '../../../shared/api';
+import { findLiveCalls, getCall, setCallContext, type CallFilter } from '../../../shared/api/calls';
 import { dataProblemError } from '../../../shared/errors';
 import { agentLocator, readOptionalAgentId } from '../../../shared/parameters/agent';
 import { callIdField, readCallId } from '../../../shared/parameters/callId';

@@ -1,6 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { getCall, newestCall, type CallFilter } from '../../../shared/api';
+import { getCall, newestCall, type CallFilter } from '../../../shared/api/calls';
 import type { Call, CallSummary } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { getCall, hasEnded } from '../../../shared/api';
+import { getCall, hasEnded } from '../../../shared/api/calls';
 import { asNodeError, isTransient } from '../../../shared/errors';
-import { waitUnlessCancelled } from '../../../shared/transport';
+import { waitUnlessCancelled } from '../../../shared/transport/cancel';
 import type { Call } from '../../../shared/types';
 
 /** Checks of a waiting call grow this much further apart each time, up to `MAX_INTERVAL_S`. */

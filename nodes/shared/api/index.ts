@@ -1,3 +1,0 @@
-export * from './agents';
-export * from './calls';
-export * from './callsInFull';
