@@ -77,16 +77,11 @@ export function serviceAnswerError(
 	node: INode,
 	status: number,
 	text: ErrorText,
-	{ transient, outcomeUnknown }: { transient: boolean; outcomeUnknown: boolean },
+	facts: { transient: boolean; outcomeUnknown: boolean; notFound: boolean },
 ): NodeApiError {
 	const httpCode = String(status);
 	const error = new NodeApiError(node, { httpCode } as JsonObject, { ...text, httpCode });
-	return stated(error, {
-		kind: 'serviceAnswer',
-		transient,
-		outcomeUnknown,
-		notFound: status === 404,
-	});
+	return stated(error, { kind: 'serviceAnswer', ...facts });
 }
 
 /**

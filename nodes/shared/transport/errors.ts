@@ -83,7 +83,12 @@ export function apiError(
 		context.getNode(),
 		status,
 		{ message, description },
-		{ transient: status === 429 || status >= 500, outcomeUnknown: reason === 'may-have-acted' },
+		{
+			transient: status === 429 || status >= 500,
+			outcomeUnknown: reason === 'may-have-acted',
+			// Another server's 404 (a proxy, a wrong Base URL) says nothing about the resource.
+			notFound: status === 404 && isServiceError(body),
+		},
 	);
 }
 
@@ -104,7 +109,7 @@ export function redirectError(
 		context.getNode(),
 		status,
 		{ message },
-		{ transient: false, outcomeUnknown: false },
+		{ transient: false, outcomeUnknown: false, notFound: false },
 	);
 }
 

@@ -40,7 +40,7 @@ describe('each factory makes its kind of error, worded as given', () => {
 			node,
 			503,
 			{ message: 'The service failed', description: 'Tried 6 times.', itemIndex: 2 },
-			{ transient: true, outcomeUnknown: false },
+			{ transient: true, outcomeUnknown: false, notFound: false },
 		);
 		expect(error).toBeInstanceOf(NodeApiError);
 		expect([error.message, error.description, error.httpCode]).toEqual([
@@ -97,7 +97,7 @@ describe('what is stated is what is read', () => {
 			node,
 			500,
 			{ message: 'failed' },
-			{ transient: true, outcomeUnknown: true },
+			{ transient: true, outcomeUnknown: true, notFound: false },
 		);
 		expect(classOf(stated)).toEqual([false, true, false]);
 	});
@@ -107,7 +107,7 @@ describe('what is stated is what is read', () => {
 			node,
 			404,
 			{ message: 'Call "c" was not found' },
-			{ transient: false, outcomeUnknown: false },
+			{ transient: false, outcomeUnknown: false, notFound: true },
 		);
 		expect(classOf(error)).toEqual([false, false, true]);
 	});

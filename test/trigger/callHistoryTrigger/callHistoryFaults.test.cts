@@ -22,7 +22,9 @@ const sandbox = useSandbox({ callDurationMs: 3_600_000 });
 const start = usePollTriggers(sandbox);
 let proxy: InterceptingProxy | undefined;
 /** What the proxy fails: a route, or GET /call of one call ID, with a status. */
-let failing: { route?: string; callId?: string; status: number; unlisted?: boolean } | undefined;
+let failing:
+	| { route?: string; callId?: string; status: number; unlisted?: boolean; foreign?: boolean }
+	| undefined;
 
 beforeAll(async () => {
 	proxy = await startInterceptingProxy(sandbox.origin, (route, _earlier, url) => {
@@ -41,7 +43,10 @@ beforeAll(async () => {
 			route === failing.route ||
 			(callId !== undefined && route === 'GET /call' && url.searchParams.get('id') === callId);
 		if (!hit) return undefined;
-		const body = { error: STATUS_CODES[status], message: `Failed by the test proxy (${status})` };
+		// A foreign answer is another server's (a load balancer's), without the service's error body.
+		const body = failing.foreign
+			? { status }
+			: { error: STATUS_CODES[status], message: `Failed by the test proxy (${status})` };
 		return { answer: { status, body } };
 	});
 });
@@ -175,6 +180,26 @@ describe('a fault in the middle of a poll', () => {
 		expect(await wireLines(sandbox)).toEqual(['GET /calls 200']);
 		expect(trigger.executions).toEqual([]);
 		expect(trigger.pollErrors).toEqual([]);
+	});
+
+	test("another server's 404 for a pending call (a proxy, a load balancer) drops nothing: the call is output once the service answers", async () => {
+		const { trigger, agent } = await publishedThroughProxy();
+		const call = await placeCall(sandbox, agent);
+		await trigger.poll();
+		await endCall(sandbox, call.id);
+		failing = { callId: call.id, status: 404, foreign: true };
+
+		await trigger.poll();
+		expect(trigger.state?.pending).toEqual([call.id]);
+		expect(trigger.executions).toEqual([]);
+		expect(trigger.pollErrors.map((error) => error.message)).toEqual([
+			"1 of 1 calls could not be fetched in full: GET /call was not found: the credential's Base URL does not answer like the Voice Agent API; set the Base URL to the API address including /v1, e.g. https://api.example.com/v1 (1 call)",
+		]);
+
+		failing = undefined;
+		await trigger.poll();
+		expect(trigger.emittedIds).toEqual([call.id]);
+		expect(trigger.state?.pending).toEqual([]);
 	});
 
 	test("a wrong API key: publishing fails with the service's reason, and nothing is saved", async () => {

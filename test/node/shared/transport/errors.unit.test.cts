@@ -39,8 +39,10 @@ test('rate limits and server errors are transient; other answers are final', () 
 	expect(classOf(serviceAnswer(401))).toEqual([false, false, false]);
 });
 
-test('a 404 says the resource does not exist', () => {
+test("the service's 404 says the resource does not exist; another server's 404 does not", () => {
 	expect(classOf(serviceAnswer(404))).toEqual([false, false, true]);
+	const foreign = apiError(context, getCall, 404, '<h1>Not Found</h1>', spentOnce, 'final');
+	expect(classOf(foreign)).toEqual([false, false, false]);
 });
 
 test('a redirect is final: it is never followed', () => {

@@ -35,7 +35,11 @@ const apiError = (httpCode: string) =>
 		node,
 		Number(httpCode),
 		{ message: `failed ${httpCode}` },
-		{ transient: httpCode === '429' || Number(httpCode) >= 500, outcomeUnknown: false },
+		{
+			transient: httpCode === '429' || Number(httpCode) >= 500,
+			outcomeUnknown: false,
+			notFound: httpCode === '404',
+		},
 	);
 
 /**
