@@ -1,5 +1,5 @@
 /** What a failed item becomes: the very error, naming its item, or one error item with "On Error → Continue". */
-import type { IExecuteFunctions, INode } from 'n8n-workflow';
+import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { failedItemOutput } from '../../nodes/VoiceAgent/actions/itemFailure';
 import {
@@ -8,15 +8,9 @@ import {
 	isOutcomeUnknown,
 	noAnswerError,
 } from '../../nodes/shared/errors';
+import { stubNode } from '../support/stubNode.cts';
 
-const node: INode = {
-	id: 'n1',
-	name: 'Voice Agent',
-	type: 'n8n-nodes-voice-agent.voiceAgent',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = stubNode();
 
 const executeContext = (continueOnFail: boolean) =>
 	({ getNode: () => node, continueOnFail: () => continueOnFail }) as unknown as IExecuteFunctions;

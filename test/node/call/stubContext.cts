@@ -3,15 +3,9 @@
  * settings and the node's execution context (the engine tests in test/node/call/ run them for real).
  */
 import type { IDataObject, IExecuteFunctions, INode } from 'n8n-workflow';
+import { stubNode } from '../../support/stubNode.cts';
 
-export const node: INode = {
-	id: 'n1',
-	name: 'Voice Agent',
-	type: 'n8n-nodes-voice-agent.voiceAgent',
-	typeVersion: 1.2,
-	position: [0, 0],
-	parameters: {},
-};
+export const node = stubNode({ typeVersion: 1.2 });
 
 export function contextWith(nodeContext: IDataObject | undefined, settings: Partial<INode> = {}) {
 	return {

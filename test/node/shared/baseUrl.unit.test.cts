@@ -6,6 +6,7 @@ import {
 	parseHttpUrl,
 } from '../../../nodes/shared/baseUrl';
 import { InputValidator } from '../../../nodes/shared/validation';
+import { stubNode } from '../../support/stubNode.cts';
 
 const MEGABYTE = 1_048_576;
 
@@ -66,17 +67,7 @@ describe('checkBaseUrl', () => {
 
 describe('parseHttpUrl and the Webhook URL', () => {
 	test('a megabyte of hostile text is refused fast, by parseHttpUrl and by the Webhook URL check', () => {
-		const validate = new InputValidator(
-			{
-				id: 'n1',
-				name: 'Voice Agent',
-				type: 'n8n-nodes-voice-agent.voiceAgent',
-				typeVersion: 1,
-				position: [0, 0],
-				parameters: {},
-			},
-			0,
-		);
+		const validate = new InputValidator(stubNode(), 0);
 		for (const value of HOSTILE) {
 			const started = performance.now();
 			expect(parseHttpUrl(value)).toBeUndefined();

@@ -2,7 +2,7 @@
  * The error factories, one per kind of failure, and the classification the retry, fan-out and look-up
  * logic reads from them: what each factory states at creation, never inferred from the HTTP code.
  */
-import { NodeApiError, NodeOperationError, type INode, type JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, type JsonObject } from 'n8n-workflow';
 
 import {
 	asNodeError,
@@ -18,15 +18,9 @@ import {
 } from '../../../nodes/shared/errors';
 import { cancelledError } from '../../../nodes/shared/transport/cancel';
 import type { VoiceAgentContext } from '../../../nodes/shared/transport/types';
+import { stubNode } from '../../support/stubNode.cts';
 
-const node: INode = {
-	id: 'n1',
-	name: 'Voice Agent',
-	type: 'n8n-nodes-voice-agent.voiceAgent',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = stubNode();
 
 const classOf = (error: unknown) => [
 	isTransient(error),

@@ -1,16 +1,10 @@
 /** InputValidator: the checks that run before any request, with the field and item in every message. */
-import { NodeOperationError, type INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { InputValidator, isPlainObject } from '../../../nodes/shared/validation';
+import { stubNode } from '../../support/stubNode.cts';
 
-const node: INode = {
-	id: 'n1',
-	name: 'Voice Agent',
-	type: 'n8n-nodes-voice-agent.voiceAgent',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = stubNode();
 const validate = new InputValidator(node, 3);
 
 /** The error a check throws, or fails the test when it throws none. */

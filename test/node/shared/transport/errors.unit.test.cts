@@ -2,21 +2,13 @@
  * The transport's errors: what each states about a later attempt and about what the service may have
  * done, as the fan-out, the wait for a call's end and Create's look-up read it.
  */
-import type { INode } from 'n8n-workflow';
-
 import { isNotFound, isOutcomeUnknown, isTransient } from '../../../../nodes/shared/errors';
 import { apiError, networkError, redirectError } from '../../../../nodes/shared/transport/errors';
 import type { RetrySpent, StopReason } from '../../../../nodes/shared/transport/retryPolicy';
 import type { ApiRequest, VoiceAgentContext } from '../../../../nodes/shared/transport/types';
+import { stubNode } from '../../../support/stubNode.cts';
 
-const node: INode = {
-	id: 'n1',
-	name: 'Voice Agent',
-	type: 'n8n-nodes-voice-agent.voiceAgent',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = stubNode();
 const context = { getNode: () => node } as unknown as VoiceAgentContext;
 
 const getCall: ApiRequest = { method: 'GET', path: '/call', idempotent: true };

@@ -2,8 +2,6 @@
  * The fan-out, as a pure unit (a stub context with a cancel signal). The engine suites prove the same
  * over real HTTP against the sandbox.
  */
-import type { INode } from 'n8n-workflow';
-
 import { serviceAnswerError } from '../../../../nodes/shared/errors';
 import { fanOut } from '../../../../nodes/shared/transport/fanOut';
 import type {
@@ -11,15 +9,9 @@ import type {
 	RequestObserver,
 	VoiceAgentContext,
 } from '../../../../nodes/shared/transport/types';
+import { stubNode } from '../../../support/stubNode.cts';
 
-const node: INode = {
-	id: 'n1',
-	name: 'Voice Agent',
-	type: 'n8n-nodes-voice-agent.voiceAgent',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-};
+const node = stubNode();
 
 function stubContext(signal?: AbortSignal): VoiceAgentContext {
 	return {
