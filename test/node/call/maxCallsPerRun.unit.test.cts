@@ -50,4 +50,13 @@ describe('Max Calls per Run', () => {
 			reserveCallSlot(context, new InputValidator(node, i), 0, '+14155550101');
 		expect(nodeContext.voiceAgentCallsReserved).toBe(100);
 	});
+
+	test('where n8n gives no execution context, the limit still holds within the run', () => {
+		const context = contextWith(undefined);
+		const validate = new InputValidator(node, 0);
+		reserveCallSlot(context, validate, 1, '+14155550101');
+		expect(() => reserveCallSlot(context, validate, 1, '+14155550102')).toThrow(
+			/^Max Calls per Run \(1\) is reached: this node already placed 1 call in this execution/,
+		);
+	});
 });

@@ -1,7 +1,8 @@
-import type { IExecuteFunctions, NodeApiError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, NodeApiError } from 'n8n-workflow';
 
 import type { NewCall } from '../../../shared/api/calls';
 import { configurationError, noAnswerError } from '../../../shared/errors';
+import { oncePerRun } from '../../../shared/runCache';
 import { runsAsTool } from './allowedDestinations';
 
 /**
@@ -22,10 +23,15 @@ const MEMORY_KEY = 'voiceAgentPlacedCalls';
 
 type Memory = Record<string, PlacedCall>;
 
+/** The node's execution context, which outlives a run of the node; undefined where n8n gives none. */
+export function executionContextOf(context: IExecuteFunctions): IDataObject | undefined {
+	return typeof context.getContext === 'function' ? context.getContext('node') : undefined;
+}
+
 function memoryOf(context: IExecuteFunctions): Memory | undefined {
 	// Without a node context the node cannot tell a re-run from a first run: it then refuses re-runs.
-	if (typeof context.getContext !== 'function') return undefined;
-	const nodeContext = context.getContext('node');
+	const nodeContext = executionContextOf(context);
+	if (!nodeContext) return undefined;
 	nodeContext[MEMORY_KEY] ??= {};
 	return nodeContext[MEMORY_KEY] as Memory;
 }
@@ -41,14 +47,8 @@ function slotOf(context: IExecuteFunctions, itemIndex: number, body: NewCall): s
 }
 
 /** The node run's index, the same for all its items: read once per run (a data proxy is not cheap). */
-const runIndexes = new WeakMap<object, number>();
 function runIndexOf(context: IExecuteFunctions): number {
-	let runIndex = runIndexes.get(context);
-	if (runIndex === undefined) {
-		runIndex = context.getWorkflowDataProxy(0).$runIndex as number;
-		runIndexes.set(context, runIndex);
-	}
-	return runIndex;
+	return oncePerRun(context, 'runIndex', () => context.getWorkflowDataProxy(0).$runIndex as number);
 }
 
 /**

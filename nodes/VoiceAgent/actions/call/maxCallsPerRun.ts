@@ -1,7 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { oncePerRun } from '../../../shared/runCache';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
+import { executionContextOf } from './callMemory';
 
 /** An AI Agent's tool places one call per execution unless the workflow allows more. */
 const TOOL_DEFAULT_MAX_CALLS = 1;
@@ -39,7 +41,9 @@ export function reserveCallSlot(
 	max: number,
 	to: string,
 ): () => void {
-	const nodeContext = context.getContext('node');
+	// Where n8n gives no execution context, the count holds for this run of the node only.
+	const nodeContext =
+		executionContextOf(context) ?? oncePerRun<IDataObject>(context, 'callSlots', () => ({}));
 	const taken = (nodeContext[COUNT_KEY] as number | undefined) ?? 0;
 	if (max > 0 && taken >= max) {
 		validate.fail(

@@ -10,7 +10,7 @@ import {
 import { asNodeError, isOutcomeUnknown, noAnswerError } from '../../../shared/errors';
 import { waitUnlessCancelled } from '../../../shared/transport/cancel';
 import { type BodyRequestOptions } from '../../../shared/transport/types';
-import { readOncePerRun } from '../../../shared/runCache';
+import { oncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
 
 /** How many of the latest calls to the number are remembered before dialling. */
@@ -19,8 +19,8 @@ const RECENT_CALLS = 20;
 const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
 
 /** The calls this node run placed or found as its own: a lookup never takes another item's call. */
-async function callsOfRun(context: IExecuteFunctions): Promise<Set<string>> {
-	return await readOncePerRun(context, 'callsOfRun', async () => new Set<string>());
+function callsOfRun(context: IExecuteFunctions): Set<string> {
+	return oncePerRun(context, 'callsOfRun', () => new Set<string>());
 }
 
 /** After an ambiguous failure: the call the attempt created, if the call list shows one. */
@@ -30,7 +30,7 @@ async function findPlacedCall(
 	knownIds: Set<string>,
 	callContext: string,
 ): Promise<Call | undefined> {
-	const taken = await callsOfRun(context);
+	const taken = callsOfRun(context);
 	for (const delay of LOOKUP_DELAYS_MS) {
 		if (delay > 0) await waitUnlessCancelled(context, delay);
 		const placed = (await listCalls(context, filter, RECENT_CALLS)).find(
@@ -61,7 +61,7 @@ export async function placeCall(
 	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
 	try {
 		const call = await createCall(context, body, options);
-		(await callsOfRun(context)).add(call.id);
+		callsOfRun(context).add(call.id);
 		return call;
 	} catch (error) {
 		if (!isOutcomeUnknown(error)) throw asNodeError(context.getNode(), error);
