@@ -81,8 +81,6 @@ export interface AgentLocatorValue {
 }
 
 interface ReadAgentOptions {
-	/** The picker's parameter (default "agent"). */
-	parameter?: string;
 	/** The picker's label, for errors (default "Agent"). */
 	field?: string;
 	/** The input item; none in trigger hooks and polls. */
@@ -175,7 +173,7 @@ export async function readAgentId(
 	context: ParameterContext,
 	options: ReadAgentOptions = {},
 ): Promise<string> {
-	const locator = nodeParameter(context, options.parameter ?? 'agent', options.itemIndex, {});
+	const locator = nodeParameter(context, 'agent', options.itemIndex, {});
 	return (await resolveAgent(context, locator as AgentLocatorValue, options)).id;
 }
 
@@ -184,7 +182,7 @@ export async function readOptionalAgentId(
 	context: ParameterContext,
 	options: ReadAgentOptions = {},
 ): Promise<string | undefined> {
-	const locator = nodeParameter(context, options.parameter ?? 'agent', options.itemIndex, {});
+	const locator = nodeParameter(context, 'agent', options.itemIndex, {});
 	const { value } = (locator ?? {}) as AgentLocatorValue;
 	if (typeof value !== 'string' || value.trim() === '') return undefined;
 	return (await resolveAgent(context, locator as AgentLocatorValue, options)).id;
