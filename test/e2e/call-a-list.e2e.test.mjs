@@ -6,14 +6,13 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { installPackage, packPackage, ROOT as root } from '../../scripts/lib/community-package.mjs';
+import { ROOT as root } from '../../scripts/lib/community-package.mjs';
 import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { SANDBOX_API_KEY, startSeededSandbox } from '../../scripts/lib/demo-sandbox.mjs';
 import { nodeOutput } from '../../scripts/lib/run-data.mjs';
-import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
-import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
 const N8N_VERSION = selectRuntime().n8n;
@@ -21,30 +20,23 @@ const log = (line) => console.log(`[e2e call-a-list] ${line}`);
 
 let sandbox;
 let userFolder;
-let pack;
+let setup;
 
 const control = (method, urlPath) =>
 	requestSandbox(sandbox, SANDBOX_API_KEY, method, urlPath, undefined, { control: true });
 
 before(async () => {
-	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
-	pack = await packPackage();
-	userFolder = createUserFolder();
-	await installPackage(userFolder, pack.tarball);
+	setup = await installedPackage();
+	({ userFolder } = setup);
 	({ sandbox } = await startSeededSandbox({ port: 0 }));
 	await importCredentials(userFolder, [
-		{
-			...CREDENTIAL,
-			type: 'voiceAgentApi',
-			data: { apiKey: SANDBOX_API_KEY, baseUrl: sandbox.baseUrl },
-		},
+		voiceAgentCredential(CREDENTIAL, SANDBOX_API_KEY, sandbox.baseUrl),
 	]);
 });
 
 after(async () => {
 	await sandbox?.close();
-	if (userFolder) removeUserFolder(userFolder);
-	pack?.remove();
+	setup?.remove();
 });
 
 describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_000 }, () => {

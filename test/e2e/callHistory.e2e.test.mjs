@@ -9,13 +9,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { installPackage, packPackage, ROOT as root } from '../../scripts/lib/community-package.mjs';
+import { ROOT as root } from '../../scripts/lib/community-package.mjs';
 import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
-import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
-import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 
 const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
 
@@ -29,7 +28,7 @@ const log = (line) => console.log(`[e2e] ${line}`);
 
 let sandbox;
 let userFolder;
-let pack;
+let setup;
 let server;
 let agent;
 let workflowId;
@@ -80,10 +79,8 @@ async function waitForRuns(count) {
 }
 
 before(async () => {
-	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
-	pack = await packPackage();
-	userFolder = createUserFolder();
-	await installPackage(userFolder, pack.tarball);
+	setup = await installedPackage();
+	({ userFolder } = setup);
 
 	sandbox = await startSandbox({
 		port: 0,
@@ -95,9 +92,7 @@ before(async () => {
 	// A history the trigger must not output: it starts from now.
 	await sandboxCall('POST', '/seed', { agents: 2, calls: 40 }, { control: true });
 	agent = await sandboxCall('POST', '/agent', { name: 'E2E History Desk', area_code: '415' });
-	await importCredentials(userFolder, [
-		{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl } },
-	]);
+	await importCredentials(userFolder, [voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl)]);
 	// The export example as shipped, polling every minute instead of every morning at 7:00.
 	const example = JSON.parse(
 		readFileSync(path.join(root, 'examples', 'export-call-transcripts.json'), 'utf8'),
@@ -112,8 +107,7 @@ before(async () => {
 after(async () => {
 	await server?.stop();
 	await sandbox?.close();
-	if (userFolder) removeUserFolder(userFolder);
-	pack?.remove();
+	setup?.remove();
 });
 
 describe(

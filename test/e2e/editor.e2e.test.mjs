@@ -17,13 +17,12 @@ import {
 	openWorkflow,
 	withFailureScreenshot,
 } from '../../scripts/lib/browser.mjs';
-import { installPackage, packPackage, ROOT } from '../../scripts/lib/community-package.mjs';
+import { ROOT } from '../../scripts/lib/community-package.mjs';
 import { SANDBOX_API_KEY } from '../../scripts/lib/demo-sandbox.mjs';
 import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { waitFor } from '../../scripts/lib/processes.mjs';
-import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
-import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient } from './support/sandbox-client.mjs';
 
 const require = createRequire(import.meta.url);
@@ -57,7 +56,7 @@ const ACTIONS = ['agent', 'call'].flatMap((resource) =>
 
 let sandbox;
 let userFolder;
-let pack;
+let setup;
 let server;
 let browser;
 let page;
@@ -75,12 +74,10 @@ const step = (name, check) =>
 	test(name, () => withFailureScreenshot(page, SCREENSHOTS, name, check));
 
 before(async () => {
-	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
 	browser = await launchBrowser({ log });
 	page = browser.page;
-	pack = await packPackage();
-	userFolder = createUserFolder();
-	await installPackage(userFolder, pack.tarball);
+	setup = await installedPackage();
+	({ userFolder } = setup);
 
 	sandbox = await startSandbox({ port: 0, apiKeys: [SANDBOX_API_KEY], agents: 0, calls: 0 });
 	client = sandboxClient(sandbox, SANDBOX_API_KEY);
@@ -89,11 +86,9 @@ before(async () => {
 	listenAgent = agents[0];
 	await importCredentials(
 		userFolder,
-		[CREDENTIAL, TESTED_CREDENTIAL].map((credential) => ({
-			...credential,
-			type: 'voiceAgentApi',
-			data: { apiKey: SANDBOX_API_KEY, baseUrl: sandbox.baseUrl },
-		})),
+		[CREDENTIAL, TESTED_CREDENTIAL].map((credential) =>
+			voiceAgentCredential(credential, SANDBOX_API_KEY, sandbox.baseUrl),
+		),
 	);
 	[workflows.calls, workflows.listen] = await importWorkflows(userFolder, [
 		{
@@ -139,8 +134,7 @@ after(async () => {
 	await browser?.close();
 	await server?.stop();
 	await sandbox?.close();
-	if (userFolder) removeUserFolder(userFolder);
-	pack?.remove();
+	setup?.remove();
 });
 
 /** Types a term into the node panel's search, as a user does. */

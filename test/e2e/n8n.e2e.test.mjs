@@ -6,15 +6,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { installPackage, packPackage, ROOT as root } from '../../scripts/lib/community-package.mjs';
+import { ROOT as root } from '../../scripts/lib/community-package.mjs';
 import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { SANDBOX_API_KEY, startSeededSandbox } from '../../scripts/lib/demo-sandbox.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { nodeOutput } from '../../scripts/lib/run-data.mjs';
-import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
-import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-sandbox-key';
@@ -25,7 +24,7 @@ const log = (line) => console.log(`[e2e] ${line}`);
 
 let sandbox;
 let userFolder;
-let pack;
+let setup;
 
 /** A request to the sandbox API (path relative to /v1) or, with `control`, to /_sandbox. */
 const sandboxCall = (method, urlPath, body, options) =>
@@ -106,31 +105,22 @@ async function runWorkflow(workflow) {
 }
 
 before(async () => {
-	const started = Date.now();
-	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
-	log(`n8n ${N8N_VERSION} runtime ready after ${Math.round((Date.now() - started) / 1000)} s`);
-
-	pack = await packPackage();
-	userFolder = createUserFolder();
-	const installed = await installPackage(userFolder, pack.tarball);
-	log(`installed ${installed.name}@${installed.version} into ${userFolder}/.n8n/nodes`);
+	setup = await installedPackage();
+	({ userFolder } = setup);
+	log(`n8n ${N8N_VERSION} runtime ready after ${setup.seconds} s`);
+	log(`installed ${setup.installed.name}@${setup.installed.version} into ${userFolder}/.n8n/nodes`);
 
 	sandbox = await startEmptySandbox(API_KEY);
 	await sandboxCall('POST', '/seed', { agents: 3, calls: 30 }, { control: true });
 	// A trailing slash, as users paste it: the nodes must tolerate it.
 	await importCredentials(userFolder, [
-		{
-			...CREDENTIAL,
-			type: 'voiceAgentApi',
-			data: { apiKey: API_KEY, baseUrl: `${sandbox.baseUrl}/` },
-		},
+		voiceAgentCredential(CREDENTIAL, API_KEY, `${sandbox.baseUrl}/`),
 	]);
 });
 
 after(async () => {
 	await sandbox?.close();
-	if (userFolder) removeUserFolder(userFolder);
-	pack?.remove();
+	setup?.remove();
 });
 
 describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_000 }, () => {
@@ -326,9 +316,7 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 		// The sandbox as `npm run demo` seeds it; the example's credential points there for this test.
 		const { sandbox: demoSandbox } = await startSeededSandbox({ port: 0 });
 		const pointCredentialAt = (target, apiKey) =>
-			importCredentials(userFolder, [
-				{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey, baseUrl: target.baseUrl } },
-			]);
+			importCredentials(userFolder, [voiceAgentCredential(CREDENTIAL, apiKey, target.baseUrl)]);
 		try {
 			await pointCredentialAt(demoSandbox, SANDBOX_API_KEY);
 			const example = readExample('push-context-into-live-call');

@@ -12,6 +12,7 @@ import { postConcurrently, startCollector } from '../../scripts/lib/event-load.m
 import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startQueueCluster } from '../../scripts/lib/n8n-queue.mjs';
 import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
+import { voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-queue-key';
@@ -202,7 +203,7 @@ before(async () => {
 	const options = { env: cluster.env, runtime };
 	await importCredentials(
 		cluster.main.userFolder,
-		[{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl } }],
+		[voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl)],
 		options,
 	);
 	historyAgent = await api.call('POST', '/agent', { name: 'E2E History Desk', area_code: '212' });

@@ -6,12 +6,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { installPackage, packPackage } from '../../scripts/lib/community-package.mjs';
 import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
-import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
-import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-safety-key';
@@ -28,7 +26,7 @@ const LATE_AGENT = 'Night Desk';
 let sandbox;
 let api;
 let userFolder;
-let pack;
+let setup;
 
 /** How many times each number was dialled (POST /call answered 200), from the sandbox's request log. */
 async function dialled() {
@@ -101,27 +99,21 @@ function createCallNode({ typeVersion, agent, settings = {} }) {
 }
 
 before(async () => {
-	const started = Date.now();
-	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
-	log(`n8n ${N8N_VERSION} runtime ready after ${Math.round((Date.now() - started) / 1000)} s`);
-	pack = await packPackage();
-	userFolder = createUserFolder();
-	await installPackage(userFolder, pack.tarball);
+	setup = await installedPackage();
+	({ userFolder } = setup);
+	log(`n8n ${N8N_VERSION} runtime ready after ${setup.seconds} s`);
 	sandbox = await startEmptySandbox(API_KEY);
 	api = sandboxClient(sandbox, API_KEY);
 	// One agent per test: the skip window looks at the calling agent's calls only.
 	await api.call('POST', '/agent', { name: 'Front Desk', area_code: '415' });
 	await api.call('POST', '/agent', { name: 'Follow-up Desk', area_code: '415' });
 	await api.call('POST', '/agent', { name: 'Tool Desk', area_code: '415' });
-	await importCredentials(userFolder, [
-		{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl } },
-	]);
+	await importCredentials(userFolder, [voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl)]);
 });
 
 after(async () => {
 	await sandbox?.close();
-	if (userFolder) removeUserFolder(userFolder);
-	pack?.remove();
+	setup?.remove();
 });
 
 describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }, () => {

@@ -8,14 +8,12 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 
-import { installPackage, packPackage } from '../../scripts/lib/community-package.mjs';
 import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { nodeOutput } from '../../scripts/lib/run-data.mjs';
 import { runtimePaths } from '../../scripts/lib/runtime-folder.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
-import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
-import { createUserFolder, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-safety-key-Zq81mW';
@@ -103,19 +101,16 @@ function nodeError(run, nodeName) {
 	return error;
 }
 
-let pack;
 let sandbox;
 const servers = [];
 
 before(async () => {
-	pack = await packPackage();
 	sandbox = await startEmptySandbox(API_KEY);
 });
 
 after(async () => {
 	await Promise.all(servers.map((server) => server.close()));
 	await sandbox?.close();
-	pack?.remove();
 });
 
 for (const version of ['2.41.1', '1.123.x']) {
@@ -124,6 +119,7 @@ for (const version of ['2.41.1', '1.123.x']) {
 		{ timeout: 900_000 },
 		() => {
 			let runtime;
+			let setup;
 			let userFolder;
 			let other;
 			let redirecting;
@@ -133,33 +129,24 @@ for (const version of ['2.41.1', '1.123.x']) {
 			};
 
 			before(async () => {
-				await ensureRuntime({ version, log: (line) => console.log(`[n8n-runtime] ${line}`) });
+				setup = await installedPackage({ version });
+				({ userFolder } = setup);
 				runtime = runtimePaths(version);
-				userFolder = createUserFolder();
-				await installPackage(userFolder, pack.tarball);
 				other = await startRecordingServer();
 				redirecting = await startRedirectingServer(`${other.origin}/v1/agents?token=in-query`);
 				servers.push(other, redirecting);
 				await importCredentials(
 					userFolder,
 					[
-						{
-							...credentials.sandbox,
-							type: 'voiceAgentApi',
-							data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl },
-						},
-						{
-							...credentials.redirecting,
-							type: 'voiceAgentApi',
-							data: { apiKey: API_KEY, baseUrl: `${redirecting.origin}/v1` },
-						},
+						voiceAgentCredential(credentials.sandbox, API_KEY, sandbox.baseUrl),
+						voiceAgentCredential(credentials.redirecting, API_KEY, `${redirecting.origin}/v1`),
 					],
 					{ runtime },
 				);
 			});
 
 			after(() => {
-				if (userFolder) removeUserFolder(userFolder);
+				setup?.remove();
 			});
 
 			/** Imports and runs a one-node workflow (after a Manual Trigger), returning its run. */
@@ -259,11 +246,7 @@ for (const version of ['2.41.1', '1.123.x']) {
 					redirecting.requests.length = 0;
 					const baseUrl = `${redirecting.origin}/v1`;
 					const result = await server.rest.request('POST', '/rest/credentials/test', {
-						credentials: {
-							...credentials.redirecting,
-							type: 'voiceAgentApi',
-							data: { apiKey: API_KEY, baseUrl },
-						},
+						credentials: voiceAgentCredential(credentials.redirecting, API_KEY, baseUrl),
 					});
 					assert.deepEqual(result, {
 						status: 'Error',

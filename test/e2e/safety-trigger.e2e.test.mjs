@@ -8,12 +8,11 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { installPackage, packPackage } from '../../scripts/lib/community-package.mjs';
 import { importCredentials, importWorkflows, runN8n } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
-import { ensureRuntime } from '../../scripts/lib/runtime-install.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
-import { createUserFolder, harnessDir, removeUserFolder } from '../../scripts/lib/user-folder.mjs';
+import { harnessDir } from '../../scripts/lib/user-folder.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient } from './support/sandbox-client.mjs';
 
 const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
@@ -27,7 +26,7 @@ const log = (line) => console.log(`[e2e] ${line}`);
 let sandbox;
 let api;
 let userFolder;
-let pack;
+let setup;
 let server;
 let port;
 const ids = {};
@@ -122,10 +121,8 @@ async function deliverWith(webhook, token) {
 const executionCount = (workflowId) => server.rest.countExecutions({ workflowId });
 
 before(async () => {
-	await ensureRuntime({ log: (line) => console.log(`[n8n-runtime] ${line}`) });
-	pack = await packPackage();
-	userFolder = createUserFolder();
-	await installPackage(userFolder, pack.tarball);
+	setup = await installedPackage();
+	({ userFolder } = setup);
 
 	sandbox = await startSandbox({
 		port: 0,
@@ -144,9 +141,7 @@ before(async () => {
 		name: 'E2E Follow-up Desk',
 		area_code: '415',
 	});
-	await importCredentials(userFolder, [
-		{ ...CREDENTIAL, type: 'voiceAgentApi', data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl } },
-	]);
+	await importCredentials(userFolder, [voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl)]);
 	[ids.rotating, ids.failing, ids.reading] = await importWorkflows(userFolder, [
 		rotatingWorkflow(agents.rotating.id, {}),
 		// A workflow that acts on an event (say, places a follow-up call), then fails: n8n answers 500,
@@ -202,8 +197,7 @@ before(async () => {
 after(async () => {
 	await server?.stop();
 	await sandbox?.close();
-	if (userFolder) removeUserFolder(userFolder);
-	pack?.remove();
+	setup?.remove();
 });
 
 describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERSION}`, () => {
