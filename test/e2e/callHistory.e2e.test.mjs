@@ -5,7 +5,6 @@
 // transcript as text.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
@@ -15,8 +14,7 @@ import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
-
-const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
+import { startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-history-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
@@ -82,13 +80,7 @@ before(async () => {
 	setup = await installedPackage();
 	({ userFolder } = setup);
 
-	sandbox = await startSandbox({
-		port: 0,
-		apiKeys: [API_KEY],
-		agents: 0,
-		calls: 0,
-		callDurationMs: 3_600_000,
-	});
+	sandbox = await startEmptySandbox(API_KEY, { callDurationMs: 3_600_000 });
 	// A history the trigger must not output: it starts from now.
 	await sandboxCall('POST', '/seed', { agents: 2, calls: 40 }, { control: true });
 	agent = await sandboxCall('POST', '/agent', { name: 'E2E History Desk', area_code: '415' });

@@ -4,7 +4,6 @@
 // redelivered event starts one execution; the workflow export and its static data hold no token.
 import assert from 'node:assert/strict';
 import { readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
@@ -13,9 +12,7 @@ import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { harnessDir } from '../../scripts/lib/user-folder.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
-import { sandboxClient } from './support/sandbox-client.mjs';
-
-const { startSandbox } = createRequire(import.meta.url)('../../sandbox/index.js');
+import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-safety-trigger-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
@@ -124,11 +121,7 @@ before(async () => {
 	setup = await installedPackage();
 	({ userFolder } = setup);
 
-	sandbox = await startSandbox({
-		port: 0,
-		apiKeys: [API_KEY],
-		agents: 0,
-		calls: 0,
+	sandbox = await startEmptySandbox(API_KEY, {
 		callDurationMs: 3_600_000,
 		webhookRetryDelayMs: 300,
 	});

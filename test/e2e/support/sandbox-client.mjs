@@ -6,14 +6,18 @@ import { requestSandbox } from '../../../scripts/lib/sandbox-client.mjs';
 
 const { startSandbox } = createRequire(import.meta.url)('../../../sandbox/index.js');
 
-/** A sandbox with one empty account; calls last ten minutes unless a test ends them. */
-export async function startEmptySandbox(apiKey) {
+/**
+ * A sandbox with one empty account; calls last ten minutes unless a test ends them. `options` are the
+ * sandbox's own (e.g. `callDurationMs`).
+ */
+export async function startEmptySandbox(apiKey, options = {}) {
 	return await startSandbox({
 		port: 0,
 		apiKeys: [apiKey],
 		agents: 0,
 		calls: 0,
 		callDurationMs: 600_000,
+		...options,
 	});
 }
 
