@@ -1,6 +1,6 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { hasEnded } from '../shared/api/calls';
+import { hasEnded } from '../shared/callStatus';
 import { callsNotFetchedError, getCallsInFull } from '../shared/api/callsInFull';
 import { isNotFound } from '../shared/errors';
 import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';

@@ -1,6 +1,7 @@
 import type { INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { callPages, getCall, hasEnded } from '../shared/api/calls';
+import { callPages, getCall } from '../shared/api/calls';
+import { hasEnded } from '../shared/callStatus';
 import { dataProblemError } from '../shared/errors';
 import type { RequestOptions } from '../shared/transport/types';
 import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';

@@ -9,6 +9,7 @@ import type {
 } from '../transport/types';
 import { cursorPages, MAX_PAGE_SIZE, paginateCursor } from '../transport/pagination';
 import { voiceAgentApiRequest } from '../transport/request';
+import { isLive } from '../callStatus';
 import type { Call, CallSummary } from '../types';
 
 const callNotFound = (id: string) => `Call "${id}"`;
@@ -92,11 +93,6 @@ export function callPages(
 	return cursorPages<CallSummary>(context, callsList(filter), () => MAX_PAGE_SIZE, options);
 }
 
-/** Whether a call has ended: it will not change any more. */
-export function hasEnded(call: { status?: unknown }): boolean {
-	return call.status === 'completed' || call.status === 'failed';
-}
-
 interface LiveCalls {
 	/** The calls in progress, newest first. */
 	live: CallSummary[];
@@ -116,7 +112,7 @@ export async function findLiveCalls(
 	const found: LiveCalls = { live: [] };
 	for await (const calls of callPages(context, filter, options)) {
 		found.latest ??= calls[0];
-		for (const call of calls) if (call.status === 'in_progress') found.live.push(call);
+		for (const call of calls) if (isLive(call)) found.live.push(call);
 	}
 	return found;
 }

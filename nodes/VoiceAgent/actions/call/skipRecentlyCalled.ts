@@ -1,6 +1,7 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { getCall, newestCall, type CallFilter } from '../../../shared/api/calls';
+import { isLive } from '../../../shared/callStatus';
 import type { Call, CallSummary } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 
@@ -54,7 +55,7 @@ export function recentCallReason(
 ): string | undefined {
 	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
 	const notAgain = `so it was not called again (${FIELD}: ${windowMinutes})`;
-	if (call.status === 'in_progress') return `${of} is still in progress, ${notAgain}`;
+	if (isLive(call)) return `${of} is still in progress, ${notAgain}`;
 	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - Date.parse(call.created_at));
 	if (Number.isNaN(ageMs)) {
 		return `${of} began at ${JSON.stringify(call.created_at)}, a time that could not be compared with the service's time of answering (${JSON.stringify(serviceDate ?? null)}), ${notAgain}`;

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { hasEnded } from '../../../shared/api/calls';
+import { hasEnded } from '../../../shared/callStatus';
 import { dataProblemError } from '../../../shared/errors';
 import { labelsByName } from '../../../shared/fields';
 import type { Call } from '../../../shared/types';

@@ -1,6 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { getCall, hasEnded } from '../../../shared/api/calls';
+import { getCall } from '../../../shared/api/calls';
+import { hasEnded } from '../../../shared/callStatus';
 import { asNodeError, isTransient } from '../../../shared/errors';
 import { waitUnlessCancelled } from '../../../shared/transport/cancel';
 import type { Call } from '../../../shared/types';
