@@ -18,9 +18,13 @@ const { requireQueryId, parseLimit, optionalParam } = require('./query');
 /** @typedef {import('./store').Account} Account */
 /** @typedef {import('./random').Random} Random */
 /** @typedef {import('./simulation').CallSimulator} CallSimulator */
+/** @typedef {import('./variants').ContractVariants} ContractVariants */
 
 /** @typedef {{ account: Account, query: URLSearchParams, body: unknown }} ApiRequest */
-/** @typedef {{ status: number, body: unknown, headers?: Record<string, string> }} Reply */
+/**
+ * An answer; `empty`: no body at all (not even JSON `null`); `html`: this page instead of a JSON body.
+ * @typedef {{ status: number, body: unknown, headers?: Record<string, string>, empty?: boolean, html?: string }} Reply
+ */
 /** @typedef {(request: ApiRequest) => Reply | Promise<Reply>} Handler */
 
 /**
@@ -31,10 +35,10 @@ const ok = (body) => ({ status: 200, body });
 
 /**
  * The endpoints under /v1, keyed by "METHOD /path" (the same keys fault `match` uses).
- * @param {{ random: Random, simulation: CallSimulator }} deps
+ * @param {{ random: Random, simulation: CallSimulator, variants: ContractVariants }} deps
  * @returns {Map<string, Handler>}
  */
-function createApiRoutes({ random, simulation }) {
+function createApiRoutes({ random, simulation, variants }) {
 	/** @type {[string, Handler][]} */
 	const routes = [
 		[
@@ -109,7 +113,8 @@ function createApiRoutes({ random, simulation }) {
 				const call = newCall(account, { agent, to, context, userSpeaksFirst }, random, Date.now());
 				account.addCall(call);
 				simulation.place(account, call);
-				return ok(callShape(call));
+				// The call is placed whatever the answer looks like (variants.js).
+				return variants.createAnswer(callShape(call));
 			},
 		],
 		[

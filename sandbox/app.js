@@ -12,6 +12,7 @@ const { TrafficCounter } = require('./traffic');
 const { CallLoad } = require('./callLoad');
 const { createApiRoutes } = require('./api');
 const { seedAccount } = require('./seed');
+const { ContractVariants } = require('./variants');
 
 /** @typedef {import('./options').ResolvedOptions} ResolvedOptions */
 /** @typedef {import('./logs').RecordedRequest} RecordedRequest */
@@ -44,13 +45,19 @@ class SandboxApp {
 			timers: this.simulationTimers,
 		});
 		this.callLoad = new CallLoad();
+		this.variants = new ContractVariants(config.variants);
 		this.simulation = new CallSimulator({
 			callDurationMs: config.callDurationMs,
 			load: this.callLoad,
 			webhooks: this.webhooks,
 			timers: this.simulationTimers,
+			variants: this.variants,
 		});
-		this.apiRoutes = createApiRoutes({ random: this.random, simulation: this.simulation });
+		this.apiRoutes = createApiRoutes({
+			random: this.random,
+			simulation: this.simulation,
+			variants: this.variants,
+		});
 		this.faults = new FaultInjector(this.random, new Set(this.apiRoutes.keys()));
 		this.rateLimits = new TokenBuckets();
 		this.traffic = new TrafficCounter();
@@ -73,12 +80,16 @@ class SandboxApp {
 	 * @returns {SeedSummary}
 	 */
 	seed(account, counts, callDurationMs) {
-		const { summary, liveCalls } = seedAccount(account, counts, this.random, Date.now());
+		const endStatus = () => this.variants.nextEndStatus();
+		const { summary, liveCalls } = seedAccount(account, counts, this.random, Date.now(), endStatus);
 		for (const call of liveCalls) this.simulation.start(account, call, callDurationMs);
 		return summary;
 	}
 
-	/** POST /_sandbox/reset: empty accounts, no logs, faults, rate limits or traffic counts, no call in flight. */
+	/**
+	 * POST /_sandbox/reset: empty accounts, no logs, faults, rate limits or traffic counts, no call in flight,
+	 * and the variants of the start options.
+	 */
 	reset() {
 		this.stopActivity();
 		this.store.clear();
@@ -87,6 +98,7 @@ class SandboxApp {
 		this.faults.clear();
 		this.rateLimits.clear();
 		this.traffic.clear();
+		this.variants.reset();
 		this.random.restart();
 	}
 

@@ -24,9 +24,10 @@ const USAGE = [
 	`  ${'--host HOST'.padEnd(24)}interface to listen on (default ${DEFAULT_HOST})`,
 	`  ${'--api-key KEY'.padEnd(24)}accepted API key, repeat for several accounts (default ${DEFAULT_API_KEY})`,
 	`  ${'--tls'.padEnd(24)}serve HTTPS with a self-signed certificate made at start; its file is printed`,
+	`  ${'--variants JSON'.padEnd(24)}what the contract leaves open, switched, e.g. '{"end_statuses":["completed","busy"]}'`,
 	`  ${'-h, --help'.padEnd(24)}show this help`,
 	'',
-	'Control endpoints (no auth): POST /_sandbox/reset, /_sandbox/seed, /_sandbox/faults; GET /_sandbox/requests,',
+	'Control endpoints (no auth): POST /_sandbox/reset, /_sandbox/seed, /_sandbox/faults, /_sandbox/variants; GET /_sandbox/requests,',
 	'/_sandbox/deliveries; POST /_sandbox/calls/{id}/events, /_sandbox/calls/{id}/complete. See sandbox/README.md.',
 ].join('\n');
 
@@ -49,6 +50,7 @@ function parseCommandLine(argv) {
 		host: { type: 'string' },
 		'api-key': { type: 'string', multiple: true },
 		tls: { type: 'boolean' },
+		variants: { type: 'string' },
 		help: { type: 'boolean', short: 'h' },
 	};
 	for (const { flag } of INTEGER_OPTIONS) flags[flag.slice(2)] = { type: 'string' };
@@ -87,6 +89,13 @@ function parseCommandLine(argv) {
 		options.apiKeys = apiKeys.map(String);
 	}
 	if (values.tls) options.tls = true;
+	if (values.variants !== undefined) {
+		try {
+			options.variants = JSON.parse(String(values.variants));
+		} catch {
+			usageError(`--variants must be a JSON object, e.g. '{"create_answer":"empty_202"}'`);
+		}
+	}
 	return options;
 }
 

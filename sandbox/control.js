@@ -5,6 +5,7 @@ const { callShape } = require('./shapes');
 const { firstTool } = require('./simulation');
 const { invalid, isObject, given } = require('./checks');
 const { integerBounds } = require('./options');
+const { END_STATUS } = require('./variants');
 
 /** @typedef {import('./app').SandboxApp} SandboxApp */
 /** @typedef {import('./api').Reply} Reply */
@@ -40,6 +41,11 @@ async function handleControl(app, method, path, body) {
 			return ok({ reset: true });
 		case 'POST /_sandbox/seed':
 			return ok(seed(app, fields));
+		case 'GET /_sandbox/variants':
+			return ok(app.variants.describe());
+		case 'POST /_sandbox/variants':
+			app.variants.configure(fields);
+			return ok(app.variants.describe());
 		case 'GET /_sandbox/faults':
 			return ok(app.faults.describe());
 		case 'POST /_sandbox/faults':
@@ -153,7 +159,8 @@ async function sendEvent(app, callId, fields) {
 }
 
 /**
- * POST /_sandbox/calls/{id}/complete {status?}: ends a call in progress now.
+ * POST /_sandbox/calls/{id}/complete {status?}: ends a call in progress now, as `completed` or with any other
+ * end status (`failed`, `busy`, `no-answer`, ...: the contract does not publish the set).
  * @param {SandboxApp} app
  * @param {string} callId
  * @param {Record<string, unknown>} fields
@@ -162,8 +169,10 @@ async function sendEvent(app, callId, fields) {
 function completeCall(app, callId, fields) {
 	const { account, call } = findCall(app, callId);
 	const status = fields.status ?? 'completed';
-	if (status !== 'completed' && status !== 'failed')
-		invalid('status must be "completed" or "failed"');
+	if (typeof status !== 'string' || !END_STATUS.test(status))
+		invalid(
+			'status must be an end status such as "completed", "failed" or "no-answer" (letters, digits, "_" and "-"; not in_progress)',
+		);
 	if (call.status !== 'in_progress')
 		throw new ApiError(409, `Call ${callId} has already ended (${call.status})`);
 	app.simulation.finish(account, call, status);

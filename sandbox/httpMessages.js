@@ -103,13 +103,21 @@ function queryObject(params) {
  * @param {Reply} reply
  */
 function send(response, reply) {
-	const json = JSON.stringify(reply.body);
+	if (reply.empty) {
+		response.writeHead(reply.status, { 'content-length': 0, ...reply.headers });
+		response.end();
+		return;
+	}
+	const [type, text] =
+		reply.html !== undefined
+			? ['text/html', reply.html]
+			: ['application/json; charset=utf-8', JSON.stringify(reply.body)];
 	response.writeHead(reply.status, {
-		'content-type': 'application/json; charset=utf-8',
-		'content-length': Buffer.byteLength(json),
+		'content-type': type,
+		'content-length': Buffer.byteLength(text),
 		...reply.headers,
 	});
-	response.end(json);
+	response.end(text);
 }
 
 module.exports = { readBody, send, errorReply, answer, queryObject };

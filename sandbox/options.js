@@ -1,5 +1,7 @@
 'use strict';
 
+const { parseVariants } = require('./variants');
+
 /**
  * @typedef {object} SandboxOptions options of startSandbox; all optional
  * @property {number} [port] TCP port, 0 picks a free one (default 4010)
@@ -12,6 +14,7 @@
  * @property {number} [latencyMs] delay added to every API request (default 0)
  * @property {number} [callDurationMs] how long a call placed with POST /call, or seeded live, lasts before it ends by itself (default 15000)
  * @property {number} [webhookRetryDelayMs] delay between webhook delivery attempts (default 500)
+ * @property {import('./variants').VariantSettings} [variants] what the contract leaves open, switched (see variants.js; POST /_sandbox/reset comes back to these)
  * @property {boolean} [tls] serve HTTPS with a self-signed certificate made at start (default false: HTTP)
  * @property {(line: string) => void} [log] receives the start line ("Voice Agent sandbox listening on ...")
  */
@@ -29,6 +32,7 @@
  * @property {number} callDurationMs
  * @property {number} webhookRetryDelayMs
  * @property {boolean} tls
+ * @property {import('./variants').VariantSettings} variants
  * @property {((line: string) => void) | undefined} log
  */
 
@@ -160,6 +164,12 @@ function resolveOptions(options) {
 		throw new TypeError('apiKeys must not repeat a key');
 	if (options.tls !== undefined && typeof options.tls !== 'boolean')
 		throw new TypeError('tls must be true or false');
+	let variants;
+	try {
+		variants = parseVariants(options.variants ?? {});
+	} catch (error) {
+		throw new TypeError(`variants: ${error instanceof Error ? error.message : String(error)}`);
+	}
 	if (options.log !== undefined && typeof options.log !== 'function')
 		throw new TypeError('log must be a function');
 	return {
@@ -174,6 +184,7 @@ function resolveOptions(options) {
 		callDurationMs: numbers.callDurationMs,
 		webhookRetryDelayMs: numbers.webhookRetryDelayMs,
 		tls: options.tls ?? false,
+		variants,
 		log: options.log,
 	};
 }

@@ -81,17 +81,17 @@ function newCall(account, { agent, to, context, userSpeaksFirst }, random, nowMs
 }
 
 /**
- * Ends a call. A completed call gets a transcript and its duration; a failed call never connected, so it
- * has an empty transcript and a duration of 0.
+ * Ends a call. A completed call gets a transcript and its duration; a call that ends with any other status
+ * (failed, busy, no-answer, ...) never connected, so it has an empty transcript and a duration of 0.
  * @param {Call} call
- * @param {'completed' | 'failed'} status
+ * @param {string} status anything but in_progress
  * @param {Agent | undefined} agent undefined when the agent was deleted meanwhile
  * @param {number} endMs
  */
 function endCall(call, status, agent, endMs) {
 	call.status = status;
 	call.ended_at = isoTime(endMs);
-	if (status === 'failed') {
+	if (status !== 'completed') {
 		call.duration = 0;
 		call.transcript = [];
 		return;

@@ -96,9 +96,10 @@ function seededCall(account, agent, clients, random, startMs) {
  * @param {SeedCounts} counts
  * @param {Random} random
  * @param {number} nowMs
+ * @param {() => string} [endStatus] the status of the next ended call that did not fail (default completed)
  * @returns {{ summary: SeedSummary, liveCalls: Call[] }}
  */
-function seedAccount(account, counts, random, nowMs) {
+function seedAccount(account, counts, random, nowMs, endStatus = () => 'completed') {
 	const callCount = counts.calls + counts.liveCalls;
 	const agentsToCreate =
 		callCount > 0 && counts.agents === 0 && account.agents.size === 0 ? 1 : counts.agents;
@@ -134,7 +135,7 @@ function seedAccount(account, counts, random, nowMs) {
 		const call = seededCall(account, agent, clients, random, startMs);
 		const failed = random.next() < FAILED_SHARE;
 		const endMs = failed ? startMs : Math.min(nowMs, startMs + random.int(20, 600) * 1000);
-		endCall(call, failed ? 'failed' : 'completed', agent, endMs);
+		endCall(call, failed ? 'failed' : endStatus(), agent, endMs);
 		endedCalls.push(call);
 	}
 	/** @type {Call[]} */

@@ -6,6 +6,7 @@ const { ApiError, errorBody } = require('./errors');
 const { isoTime } = require('./records');
 const { handleControl } = require('./control');
 const { readBody, send, errorReply, answer, queryObject } = require('./httpMessages');
+const { proxyErrorPage } = require('./variants');
 
 /** @typedef {import('./app').SandboxApp} SandboxApp */
 /** @typedef {import('./api').Reply} Reply */
@@ -66,7 +67,9 @@ async function handle(app, request, response) {
 		at,
 		fault,
 	});
-	if (reply) send(response, reply);
+	// What the contract leaves open, as switched (variants.js): the Date header, and how times are written.
+	response.sendDate = app.variants.dateHeader;
+	if (reply) send(response, { ...reply, body: app.variants.restamp(reply.body) });
 	else request.socket.destroy();
 }
 
@@ -99,6 +102,13 @@ async function handleApi(app, method, url, authorization, body) {
 	if (fault.when === 'after') await act();
 	if (fault.action === 'reset') return { reply: null, fault: 'reset' };
 	const headers = fault.status === 429 ? { 'retry-after': '1' } : undefined;
+	if (fault.status >= 500 && app.variants.proxyErrors) {
+		// A proxy in front of the service answers for it, with a page of its own.
+		return {
+			reply: { status: fault.status, body: null, html: proxyErrorPage(fault.status) },
+			fault: 'error',
+		};
+	}
 	const message = `Injected fault (sandbox): ${route} answered ${fault.status}${fault.when === 'after' ? ' after the request was carried out' : ''}`;
 	return {
 		reply: { status: fault.status, body: errorBody(fault.status, message), headers },

@@ -6,6 +6,7 @@ const { isObject } = require('./checks');
 
 /** @typedef {import('./callLoad').CallLoad} CallLoad */
 /** @typedef {import('./timers').TimerSet} TimerSet */
+/** @typedef {import('./variants').ContractVariants} ContractVariants */
 /** @typedef {import('./types').Agent} Agent */
 /** @typedef {import('./types').Call} Call */
 /** @typedef {import('./store').Account} Account */
@@ -16,13 +17,14 @@ const { isObject } = require('./checks');
 /**
  * The life of a call placed with POST /call (or seeded live): `call_started` at once, a `tool_call` for the agent's first tool
  * halfway through (when it has one), and after `callDurationMs` (or the duration given) the call ends by itself, `completed`, or
- * `failed` when the number called ends in 0000, followed by `call_ended`.
+ * `failed` when the number called ends in 0000 (or with the variants' end statuses), followed by `call_ended`.
  */
 class CallSimulator {
 	/**
-	 * @param {{ callDurationMs: number, webhooks: WebhookDispatcher, timers: TimerSet, load: CallLoad }} options
+	 * @param {{ callDurationMs: number, webhooks: WebhookDispatcher, timers: TimerSet, load: CallLoad, variants: ContractVariants }} options
 	 */
-	constructor({ callDurationMs, webhooks, timers, load }) {
+	constructor({ callDurationMs, webhooks, timers, load, variants }) {
+		this.variants = variants;
 		this.callDurationMs = callDurationMs;
 		this.webhooks = webhooks;
 		this.timers = timers;
@@ -50,8 +52,9 @@ class CallSimulator {
 				),
 			);
 		}
-		const outcome = call.to.endsWith('0000') ? 'failed' : 'completed';
-		steps.push(this.timers.set(() => this.finish(account, call, outcome), durationMs));
+		// The end status is drawn when the call ends, so calls take the variants' end statuses in the order they end.
+		const outcome = () => (call.to.endsWith('0000') ? 'failed' : this.variants.nextEndStatus());
+		steps.push(this.timers.set(() => this.finish(account, call, outcome()), durationMs));
 		this.steps.set(call.id, steps);
 	}
 
@@ -69,7 +72,7 @@ class CallSimulator {
 	 * Ends a live call now (by itself, or through POST /_sandbox/calls/{id}/complete).
 	 * @param {Account} account
 	 * @param {Call} call
-	 * @param {'completed' | 'failed'} status
+	 * @param {string} status anything but in_progress
 	 */
 	finish(account, call, status) {
 		if (this.steps.has(call.id)) this.load.ended(account.apiKey);

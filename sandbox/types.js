@@ -33,7 +33,7 @@
  * }} Agent a stored agent; `created_ms` is the sort key and never leaves the sandbox
  */
 
-/** @typedef {'in_progress' | 'completed' | 'failed'} CallStatus */
+/** @typedef {string} CallStatus in_progress, then completed or failed (or the variants' end statuses) */
 
 /** @typedef {{ speaker: 'agent' | 'customer', text: string }} TranscriptEntry */
 

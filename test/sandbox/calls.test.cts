@@ -263,10 +263,11 @@ describe('POST /_sandbox/calls/{id}/complete', () => {
 		});
 	});
 
-	test('answers 409 for a call that has ended, 404 for an unknown call, 400 for an unknown status', async () => {
+	test('answers 409 for a call that has ended, 404 for an unknown call, 400 for a status a call cannot end with', async () => {
 		const call = await placeCall(sandbox, agent);
 		expect(
-			(await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'done' })).status,
+			(await sandbox.control('POST', `/calls/${call.id}/complete`, { status: 'in_progress' }))
+				.status,
 		).toBe(400);
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
 

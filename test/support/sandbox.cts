@@ -12,9 +12,10 @@ import { startSandbox } from '../../sandbox/index.js';
 import { forSuite } from './lifecycle.cts';
 import type { SandboxOptions } from '../../sandbox/options.js';
 import type { FaultSettings } from '../../sandbox/faults.js';
+import type { VariantSettings } from '../../sandbox/variants.js';
 import type { RecordedDelivery, RecordedRequest } from '../../sandbox/logs.js';
 
-export type { FaultSettings, RecordedDelivery, RecordedRequest, SandboxOptions };
+export type { FaultSettings, RecordedDelivery, RecordedRequest, SandboxOptions, VariantSettings };
 
 export interface HttpResult<T = any> {
 	status: number;
@@ -57,6 +58,8 @@ export interface TestSandbox {
 	): Promise<{ agents_created: number; calls_created: number; live_calls_created: number }>;
 	/** Replaces the fault settings; `{}` clears them. Answers the settings in force. */
 	faults(body: FaultSettings): Promise<FaultSettings & { times_remaining?: number }>;
+	/** Replaces the variants of what the contract leaves open (sandbox/variants.js); `{}` restores the defaults. */
+	variants(body: VariantSettings): Promise<VariantSettings>;
 	requests(): Promise<RecordedRequest[]>;
 	clearRequests(): Promise<void>;
 	deliveries(): Promise<RecordedDelivery[]>;
@@ -156,6 +159,7 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 		},
 		seed: (body) => controlOk('POST', '/seed', body),
 		faults: (body) => controlOk('POST', '/faults', body),
+		variants: (body) => controlOk('POST', '/variants', body),
 		requests: () => controlOk('GET', '/requests'),
 		clearRequests: async () => {
 			await controlOk('DELETE', '/requests');
