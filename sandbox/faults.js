@@ -12,6 +12,7 @@ const { invalid, isObject } = require('./checks');
  * @property {number} [rate_limit_per_s] turns on rate limiting: a token bucket per API key and endpoint
  * @property {number} [status] status of injected errors, 400..599 (default 500)
  * @property {string} [match] only requests to this endpoint, "METHOD /path" relative to /v1 (e.g. "POST /call")
+ * @property {number} [skip] the next N matching requests pass unharmed before the fault applies (default 0)
  * @property {number} [times] only the next N matching requests get latency/error/reset; then the fault is spent
  * @property {'before' | 'after'} [when] "before": fail without acting; "after": act, then fail (ambiguous failure)
  */
@@ -26,6 +27,7 @@ const VALID = {
 	rate_limit_per_s: (value) => typeof value === 'number' && value >= 0 && value <= 100_000,
 	status: (value) => Number.isInteger(value) && Number(value) >= 400 && Number(value) <= 599,
 	match: (value, knownRoutes) => typeof value === 'string' && knownRoutes.has(value),
+	skip: (value) => Number.isInteger(value) && Number(value) >= 0,
 	times: (value) => Number.isInteger(value) && Number(value) >= 1,
 	when: (value) => value === 'before' || value === 'after',
 };
@@ -37,6 +39,7 @@ const EXPECTED = {
 	rate_limit_per_s: 'a number from 0 (off) to 100000',
 	status: 'an integer from 400 to 599',
 	match: 'an API endpoint as "METHOD /path" relative to /v1',
+	skip: 'an integer of at least 0',
 	times: 'an integer of at least 1',
 	when: '"before" or "after"',
 };
@@ -56,6 +59,8 @@ class FaultInjector {
 		this.settings = {};
 		/** @type {number | undefined} requests left to fault when `times` is set */
 		this.remaining = undefined;
+		/** matching requests still to let through before the fault applies */
+		this.toSkip = 0;
 	}
 
 	/**
@@ -80,6 +85,7 @@ class FaultInjector {
 		}
 		this.settings = /** @type {FaultSettings} */ (settings);
 		this.remaining = this.settings.times;
+		this.toSkip = this.settings.skip ?? 0;
 	}
 
 	/** @returns {FaultSettings & { times_remaining?: number }} the settings in force */
@@ -119,6 +125,10 @@ class FaultInjector {
 		} = this.settings;
 		if (!this.matches(route) || (errorRate === 0 && resetRate === 0 && latencyMs === 0))
 			return null;
+		if (this.toSkip > 0) {
+			this.toSkip--;
+			return null;
+		}
 		if (this.remaining !== undefined) {
 			if (this.remaining === 0) return null;
 			this.remaining--;
@@ -135,6 +145,7 @@ class FaultInjector {
 	clear() {
 		this.settings = {};
 		this.remaining = undefined;
+		this.toSkip = 0;
 	}
 }
 

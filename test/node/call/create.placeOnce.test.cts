@@ -14,21 +14,21 @@ const sandbox = useSandbox({ callDurationMs: 60_000 });
 // n8n takes a wait of 0 as its default of 1 second.
 const RETRY_ON_FAIL = { retryOnFail: true, maxTries: 3, waitBetweenTries: 0 };
 
-// Each item names its agent: an agent that does not exist fails its item when the node runs, after the
-// items before it were placed (input that is wrong on its face fails before any call, see create.batch).
-function createCall(allowedDestinations = '+1415') {
+// An item fails at run time, after the items before it were placed, when Max Calls per Run is reached
+// (input that is wrong, an agent that does not exist included, fails before any call: see create.batch).
+function createCall(maxCallsPerRun?: number, allowedDestinations = '+1415') {
 	return {
 		resource: 'call',
 		operation: 'create',
-		from: rl('={{ $json.agent ?? "Front Desk" }}', 'name'),
+		from: rl('Front Desk', 'name'),
 		to: '={{ $json.to }}',
-		options: { allowedDestinations },
+		options: { allowedDestinations, ...(maxCallsPerRun === undefined ? {} : { maxCallsPerRun }) },
 	};
 }
 
-function run(options: Partial<RunNodeOptions>) {
+function run(options: Partial<RunNodeOptions>, maxCallsPerRun?: number) {
 	return runNode({
-		parameters: createCall(),
+		parameters: createCall(maxCallsPerRun),
 		credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
 		typeVersion: 1.1,
 		...options,
@@ -50,16 +50,17 @@ describe('Retry On Fail', () => {
 	test('an item that fails at run time fails the node three times; each other number is phoned once', async () => {
 		await createAgent(sandbox, { name: 'Front Desk' });
 
-		const result = await run({
-			settings: RETRY_ON_FAIL,
-			input: [
-				{ to: '+14155550101' },
-				{ to: '+14155550102' },
-				{ to: '+14155550103', agent: 'Night Desk' },
-			],
-		});
+		const result = await run(
+			{
+				settings: RETRY_ON_FAIL,
+				input: [{ to: '+14155550101' }, { to: '+14155550102' }, { to: '+14155550103' }],
+			},
+			2,
+		);
 
-		expect(result.error?.message).toMatch(/^No agent is named "Night Desk": .* \[item 2\]$/);
+		expect(result.error?.message).toBe(
+			'Max Calls per Run (2) is reached: this node already placed 2 calls in this execution, so the call to +14155550103 was not placed [item 2]',
+		);
 		expect(await dialled()).toEqual({ '+14155550101': 1, '+14155550102': 1 });
 		expect(await allCalls(sandbox)).toHaveLength(2);
 	});
@@ -136,17 +137,12 @@ describe('a node that runs several times in one execution', () => {
 describe("n8n's Retry execution", () => {
 	test('goes on from the saved state: the calls of the failed run are output as skipped, not placed again', async () => {
 		await createAgent(sandbox, { name: 'Front Desk' });
-		const input = [{ to: '+14155550101' }, { to: '+14155550102', agent: 'Night Desk' }];
-		const failed = await run({ input, executionId: '101' });
-		expect(failed.error?.message).toMatch(/^No agent is named "Night Desk": .* \[item 1\]$/);
+		const input = [{ to: '+14155550101' }, { to: '+14155550102' }];
+		const failed = await run({ input, executionId: '101' }, 1);
+		expect(failed.error?.message).toMatch(/^Max Calls per Run \(1\) is reached: .* \[item 1\]$/);
 
-		// The user creates the missing agent and retries the execution.
-		await createAgent(sandbox, { name: 'Night Desk' });
-		const retried = await run({
-			input,
-			executionId: '102',
-			retryOf: failed.run,
-		});
+		// The user raises the limit and retries the execution with the saved workflow.
+		const retried = await run({ input, executionId: '102', retryOf: failed.run }, 2);
 
 		const [first, second] = jsonOf(retried);
 		expect(first).toMatchObject({

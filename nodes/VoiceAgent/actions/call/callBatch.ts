@@ -8,8 +8,11 @@ import type {
 import { cancellationError } from '../../../shared/errors';
 import { labelsByName } from '../../../shared/fields';
 import { cancelledError, cancelSignalOf } from '../../../shared/transport/cancel';
+import { hasEnded } from '../../../shared/callStatus';
+import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { failedItemOutput } from '../itemFailure';
+import { markEnded, type CallLedger } from './callLedger';
 import { CallPace } from './pace';
 import { WaitSchedule } from './waitSchedule';
 
@@ -19,6 +22,8 @@ import { WaitSchedule } from './waitSchedule';
  * 100 concurrent calls), and the checks of 50 waiting calls stay under 2 requests a second.
  */
 const MAX_CALLS_AT_ONCE = 50;
+/** The first check of a call that holds its slot past its item's wait (its own wait checked it last). */
+const HELD_CHECK_MS = 3_000;
 /** One call a second at most: above that, Retry-After and the service's own limits decide anyway. */
 const MAX_CALLS_PER_MINUTE = 60 * 60;
 
@@ -29,7 +34,7 @@ export const batchOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CALLS_AT_ONCE },
 		default: 1,
-		description: `How many calls of this run may be in progress at the same time, at most ${MAX_CALLS_AT_ONCE}. When waiting for calls to end, a new call starts when one ends; otherwise as soon as the pace allows. Outputs keep the order of the input items. Read from the first item.`,
+		description: `How many items of this run are called at the same time, at most ${MAX_CALLS_AT_ONCE}. With Wait for the Call to End, how many calls of this run may be in progress: a new call starts only once one was seen to end, also past Max Wait. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
 	},
 	{
 		displayName: 'Max New Calls per Minute',
@@ -76,12 +81,18 @@ export interface BatchSeams {
 	schedule?: WaitSchedule;
 }
 
-/** The per-item unit of Create, as the batch runs it. */
-interface CallSteps {
+/** The per-item unit of Create, as the batch runs it: checked, prepared, run. */
+interface CallSteps<Request, Prepared> {
 	/** Checks the item's input without sending anything; throws the item's input error. */
-	check(context: IExecuteFunctions, itemIndex: number): unknown;
-	/** Validate → place once → wait, for one item. */
-	run(context: IExecuteFunctions, itemIndex: number, seams: BatchSeams): Promise<IDataObject>;
+	check(context: IExecuteFunctions, itemIndex: number): Request;
+	/** What needs a lookup before the first call (agents by name or ID), for every item first. */
+	prepare(context: IExecuteFunctions, itemIndex: number, request: Request): Promise<Prepared>;
+	/** Place once → wait, for one item. */
+	run(context: IExecuteFunctions, prepared: Prepared, seams: BatchSeams): Promise<IDataObject>;
+	/** The item's call of this node run that is placed and not seen to end, if any. */
+	liveCallOf(context: IExecuteFunctions, itemIndex: number, request: Request): string | undefined;
+	/** Whether the call holds a slot until it ends: only while the node waits for calls to end. */
+	holdsSlot(request: Request): boolean;
 }
 
 /** How the items of a run came out, for the node's hint. */
@@ -110,48 +121,79 @@ function notPlacedError(context: IExecuteFunctions) {
 }
 
 /**
- * Runs Create for every item, up to Calls at Once of them in progress at the same time, new calls
- * paced, all waits on one schedule. Every item's input is checked before the first call is placed.
- * Outputs come in input order, each paired with its item; a failed item is an error item with
- * "On Error → Continue", otherwise no new call starts, every wait stops, and the error stops the node.
+ * Runs Create for every item, up to Calls at Once of them at the same time, new calls paced, all waits
+ * on one schedule. Every item's input is checked, and its agent looked up, before the first call is
+ * placed. While the node waits for calls to end, a slot is free again only once its call was seen to
+ * end: a call past Max Wait, or whose item failed, keeps it until it ends or no item is left to start,
+ * and calls an earlier try of this run left in progress take theirs first. Outputs come in input order,
+ * each paired with its item; a failed item is an error item with "On Error → Continue", otherwise no new
+ * call starts, every wait stops, and the error stops the node.
  */
-export async function runCallBatch(
+export async function runCallBatch<Request, Prepared>(
 	context: IExecuteFunctions,
-	steps: CallSteps,
+	steps: CallSteps<Request, Prepared>,
+	ledger: CallLedger,
 ): Promise<INodeExecutionData[]> {
 	const items = context.getInputData();
 	const settings = batchSettings(context);
 	const outputs: INodeExecutionData[][] = new Array(items.length);
 	const progress = new Progress();
-	const ready: number[] = [];
+	const fail = (itemIndex: number, error: unknown) => {
+		progress.failed++;
+		outputs[itemIndex] = failedItemOutput(context, itemIndex, error);
+	};
+	const requests = new Map<number, Request>();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
-			steps.check(context, itemIndex);
-			ready.push(itemIndex);
+			requests.set(itemIndex, steps.check(context, itemIndex));
 		} catch (error) {
-			progress.failed++;
-			outputs[itemIndex] = failedItemOutput(context, itemIndex, error);
+			fail(itemIndex, error);
 		}
 	}
+	const prepared = new Map<number, Prepared>();
+	for (const [itemIndex, request] of requests) {
+		try {
+			prepared.set(itemIndex, await steps.prepare(context, itemIndex, request));
+		} catch (error) {
+			fail(itemIndex, error);
+		}
+	}
+	// Items whose call an earlier try left in progress go first: their slots are taken already.
+	const liveCallOf = (itemIndex: number) =>
+		steps.liveCallOf(context, itemIndex, requests.get(itemIndex) as Request);
+	const ready = [...prepared.keys()].sort(
+		(a, b) => Number(liveCallOf(b) !== undefined) - Number(liveCallOf(a) !== undefined),
+	);
 
 	const seams: BatchSeams = {
-		pace: new CallPace(context, settings.maxCallsPerMinute),
+		pace: new CallPace(context, settings.maxCallsPerMinute, ledger),
 		schedule: new WaitSchedule(context),
 	};
 	const signal = cancelSignalOf(context);
 	let fatal: unknown;
 	let next = 0;
+	const stopped = () => fatal !== undefined || signal?.aborted === true;
+	/** A call that holds its slot until it is seen to end, or until no item is left to start. */
+	const holdSlot = async (itemIndex: number) => {
+		const callId = liveCallOf(itemIndex);
+		if (callId === undefined || !steps.holdsSlot(requests.get(itemIndex) as Request)) return;
+		const { latest } = await (seams.schedule as WaitSchedule).waitFor({ id: callId } as Call, {
+			maxWaitMs: Infinity,
+			firstIntervalMs: HELD_CHECK_MS,
+			giveUp: () => next >= ready.length,
+		});
+		if (hasEnded(latest)) markEnded(ledger, callId);
+	};
 	const worker = async () => {
-		while (fatal === undefined && !signal?.aborted && next < ready.length) {
+		while (!stopped() && next < ready.length) {
 			const itemIndex = ready[next++];
 			try {
-				const json = await steps.run(context, itemIndex, seams);
+				const json = await steps.run(context, prepared.get(itemIndex) as Prepared, seams);
 				progress.count(json);
 				outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
 			} catch (error) {
-				progress.failed++;
 				try {
-					outputs[itemIndex] = failedItemOutput(context, itemIndex, error);
+					fail(itemIndex, error);
 				} catch (itemError) {
 					fatal ??= itemError;
 					// Calls still waiting for their pace slot were never sent: their error must say so, not
@@ -160,6 +202,7 @@ export async function runCallBatch(
 					seams.schedule?.stop(fatal);
 				}
 			}
+			if (!stopped()) await holdSlot(itemIndex).catch(() => undefined);
 		}
 	};
 	const workers = Math.min(settings.callsAtOnce, ready.length);

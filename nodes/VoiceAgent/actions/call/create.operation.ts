@@ -7,7 +7,7 @@ import type {
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { getAgent } from '../../../shared/api/agents';
-import { type CallFilter, type NewCall } from '../../../shared/api/calls';
+import { type NewCall } from '../../../shared/api/calls';
 import {
 	agentLocator,
 	resolveAgent,
@@ -19,7 +19,7 @@ import type { Call } from '../../../shared/types';
 import { dataProblemError } from '../../../shared/errors';
 import { labelsOf } from '../../../shared/fields';
 import { readOncePerRun } from '../../../shared/runCache';
-import { InputValidator } from '../../../shared/validation';
+import { INPUT_LIMITS, InputValidator } from '../../../shared/validation';
 import {
 	allowedDestinationsOption,
 	checkAllowedDestination,
@@ -28,7 +28,8 @@ import {
 import { batchOptions, runCallBatch, type BatchSeams } from './callBatch';
 import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
 import { placeCall } from './placeCall';
-import { placeOnce } from './placeOnce';
+import { placeOnce, type ItemCall } from './placeOnce';
+import { ledgerOf, markEnded, runIndexOf, slotOf } from './callLedger';
 import { skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
 import { waitForEnd, waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
@@ -130,9 +131,27 @@ interface CallRequest {
 	windowMinutes: number;
 }
 
+/** From in every mode, checked on its face: a number in E.164, or a non-empty ID or name. */
+function checkFrom(
+	validate: InputValidator,
+	from: AgentLocatorValue | undefined,
+): AgentLocatorValue {
+	const mode = from?.mode ?? 'id';
+	if (mode === 'phoneNumber') return { mode, value: validate.e164(from?.value, CALL_FIELDS.from) };
+	if (mode === 'name')
+		return {
+			mode,
+			value: validate.nonEmptyString(from?.value, CALL_FIELDS.from, INPUT_LIMITS.nameLength),
+		};
+	return { mode, value: validate.id(from?.value, CALL_FIELDS.from) };
+}
+
 function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallRequest {
 	const validate = new InputValidator(context.getNode(), itemIndex);
-	const from = context.getNodeParameter('from', itemIndex) as AgentLocatorValue;
+	const from = checkFrom(
+		validate,
+		context.getNodeParameter('from', itemIndex) as AgentLocatorValue | undefined,
+	);
 	const to = validate.e164(context.getNodeParameter('to', itemIndex), CALL_FIELDS.to);
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
 	checkAllowedDestination(validate, to, options.allowedDestinations, toolUseOf(context), {
@@ -147,25 +166,24 @@ function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallReq
 		CALL_FIELDS.context,
 	);
 	const wait = waitSettings(context, itemIndex, options);
-	if (from?.mode === 'phoneNumber') validate.e164(from.value, CALL_FIELDS.from);
 	return { from, to, context: callContext, options, wait, maxCalls, windowMinutes };
 }
 
-/**
- * The whole of Create for one item, run alone (Calls at Once 1) or by the batch scheduler: validate →
- * place once (placeOnce.ts: re-runs, the skip window, Max Calls per Run) → wait. The items of a call that ended carry when n8n placed it and saw it end.
- */
-async function createOne(
+/** The item's call with its agent looked up: done for every item before the first call is placed. */
+interface PreparedCall extends ItemCall {
+	wait: WaitSettings | undefined;
+}
+
+async function prepareCall(
 	context: IExecuteFunctions,
 	itemIndex: number,
-	seams: BatchSeams = {},
-): Promise<Call> {
-	const request = readCallRequest(context, itemIndex);
+	request: CallRequest,
+): Promise<PreparedCall> {
 	const validate = new InputValidator(context.getNode(), itemIndex);
 	let agentId: string | undefined;
 	let fromNumber: string;
-	if (request.from?.mode === 'phoneNumber') {
-		fromNumber = validate.e164(request.from.value, CALL_FIELDS.from);
+	if (request.from.mode === 'phoneNumber') {
+		fromNumber = request.from.value as string;
 	} else {
 		const agent = await resolveAgent(context, request.from, { field: CALL_FIELDS.from, itemIndex });
 		agentId = agent.id;
@@ -176,28 +194,56 @@ async function createOne(
 	if (request.options.userSpeaksFirst !== undefined)
 		body.user_speaks_first = request.options.userSpeaksFirst === true;
 	validate.requestBody(body, CALL_FIELDS);
+	return {
+		body,
+		agent: `${request.from.mode}:${String(request.from.value)}`,
+		filter: agentId ? { clientNumber: request.to, agentId } : { clientNumber: request.to },
+		itemIndex,
+		maxCalls: request.maxCalls,
+		windowMinutes: request.windowMinutes,
+		wait: request.wait,
+	};
+}
 
-	const filter: CallFilter = agentId
-		? { clientNumber: request.to, agentId }
-		: { clientNumber: request.to };
-	const { maxCalls, windowMinutes } = request;
-	const settings = { body, filter, itemIndex, maxCalls, windowMinutes };
-	const call = await placeOnce(context, validate, settings, async () => {
-		return await placeCall(context, body, filter, itemIndex, {
-			observer: seams.pace,
-			fields: CALL_FIELDS,
-		});
+/**
+ * Place once (placeOnce.ts: re-runs, concurrent uses, the skip window, Max Calls per Run), then wait.
+ * The items of a call that ended carry when n8n placed it and saw it end.
+ */
+async function createOne(
+	context: IExecuteFunctions,
+	item: PreparedCall,
+	seams: BatchSeams = {},
+): Promise<Call> {
+	const validate = new InputValidator(context.getNode(), item.itemIndex);
+	const call = await placeOnce(context, validate, item, async (record) => {
+		return await placeCall(context, record, item, { observer: seams.pace, fields: CALL_FIELDS });
 	});
 	// A call skipped as placed before is output as found: this run did not place it, so it does not wait.
-	if (call.skipped === true || !request.wait) return call;
+	if (call.skipped === true || !item.wait) return call;
 	const placedAt = new Date().toISOString();
-	const ended = await waitForEnd(context, call, request.wait, itemIndex, seams.schedule);
-	return ended.ended
-		? { ...ended, placed_at: placedAt, end_seen_at: new Date().toISOString() }
-		: { ...ended, placed_at: placedAt };
+	const ended = await waitForEnd(context, call, item.wait, item.itemIndex, seams.schedule);
+	if (!ended.ended) return { ...ended, placed_at: placedAt };
+	markEnded(ledgerOf(context), call.id);
+	return { ...ended, placed_at: placedAt, end_seen_at: new Date().toISOString() };
 }
 
 /** All items at once: Calls at Once and the pace, each item through `createOne` (callBatch.ts). */
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
-	return await runCallBatch(this, { check: readCallRequest, run: createOne });
+	const ledger = ledgerOf(this);
+	return await runCallBatch(
+		this,
+		{
+			check: readCallRequest,
+			prepare: prepareCall,
+			run: createOne,
+			liveCallOf: (context, itemIndex, request) => {
+				const record = ledger.records[slotOf(context, itemIndex, request.to)];
+				return record?.state === 'placed' && record.run === runIndexOf(context)
+					? record.callId
+					: undefined;
+			},
+			holdsSlot: (request) => request.wait !== undefined,
+		},
+		ledger,
+	);
 }

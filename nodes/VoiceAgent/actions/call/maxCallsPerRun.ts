@@ -1,14 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { oncePerRun } from '../../../shared/runCache';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
-import { executionContextOf } from './callMemory';
+import { callsCounted, type CallLedger } from './callLedger';
 
 /** An AI Agent's tool places one call per execution unless the workflow allows more. */
 const TOOL_DEFAULT_MAX_CALLS = 1;
 const FIELD = 'Max Calls per Run';
-const COUNT_KEY = 'voiceAgentCallsReserved';
 
 /** Call → Create's cap on the calls one execution places, e.g. an AI model calling the tool in a loop. */
 export const maxCallsPerRunOption: INodeProperties = {
@@ -31,20 +29,17 @@ export function maxCallsPerRun(
 }
 
 /**
- * Takes one of the execution's call slots, or fails when none is left. Synchronous, so calls placed at
- * the same time never take the same slot; the count lives in the node's execution context, so every
- * run of the node in the execution shares it. Returns how to give the slot back (no call was placed).
+ * Fails when the execution's calls have reached the limit. The count is read from the ledger (every
+ * record that may have phoned someone), in the same synchronous step as the claim that follows it, so
+ * uses of the node running at the same time never both take the last call.
  */
-export function reserveCallSlot(
-	context: IExecuteFunctions,
+export function checkCallLimit(
+	ledger: CallLedger,
 	validate: InputValidator,
 	max: number,
 	to: string,
-): () => void {
-	// Where n8n gives no execution context, the count holds for this run of the node only.
-	const nodeContext =
-		executionContextOf(context) ?? oncePerRun<IDataObject>(context, 'callSlots', () => ({}));
-	const taken = (nodeContext[COUNT_KEY] as number | undefined) ?? 0;
+): void {
+	const taken = callsCounted(ledger);
 	if (max > 0 && taken >= max) {
 		validate.fail(
 			FIELD,
@@ -52,11 +47,4 @@ export function reserveCallSlot(
 			`Raise ${FIELD} (Call → Create → Options) to place more calls in one execution.`,
 		);
 	}
-	nodeContext[COUNT_KEY] = taken + 1;
-	let released = false;
-	return () => {
-		if (released) return;
-		released = true;
-		nodeContext[COUNT_KEY] = ((nodeContext[COUNT_KEY] as number) ?? 1) - 1;
-	};
 }

@@ -2,6 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { waitUnlessCancelled } from '../../../shared/transport/cancel';
 import { type AttemptReport, type RequestObserver } from '../../../shared/transport/types';
+import type { CallLedger } from './callLedger';
 
 /**
  * The window *Max New Calls per Minute* counts in, and a second more: the service counts a call when the
@@ -14,14 +15,16 @@ const DEFAULT_PAUSE_MS = 1_000;
 const STEP_MS = 1_000;
 
 /**
- * The pace of the POST /call requests of one batch, as the transport's observer of those requests:
- * each attempt waits for a slot (never more than `maxPerMinute` attempts in any 60 s window, 429s
- * included, since a refused attempt may still count at the service), and a 429 pauses every call of
- * the batch for as long as its Retry-After asks, once for all rather than once per call.
+ * The pace of POST /call, as the transport's observer of those requests: each attempt waits for a slot
+ * (never more than `maxPerMinute` attempts in any 60 s window, 429s included, since a refused attempt
+ * may still count at the service), and a 429 pauses every call of the batch for as long as its
+ * Retry-After asks, once for all rather than once per call. The window's attempts are kept in the
+ * execution's ledger, so a *Retry On Fail* try or another pass of a loop goes on counting where the
+ * last one stopped.
  */
 export class CallPace implements RequestObserver {
-	/** Start times of the attempts of the last 60 s, oldest first. */
-	private readonly recent: number[] = [];
+	/** Start times (n8n's clock) of the attempts of the last minute, oldest first. */
+	private readonly recent: number[];
 	private pausedUntil = 0;
 	/** Set when the batch stops (an item failed): no call waiting for its slot may be placed after that. */
 	private stoppedBy: unknown;
@@ -30,8 +33,11 @@ export class CallPace implements RequestObserver {
 		private readonly context: IExecuteFunctions,
 		/** Undefined: no limit. */
 		readonly maxPerMinute: number | undefined,
+		ledger: CallLedger,
 		private readonly now: () => number = Date.now,
-	) {}
+	) {
+		this.recent = ledger.sentAt;
+	}
 
 	/** How long the next attempt must wait from now; 0: it may go. */
 	private delayMs(): number {
@@ -49,7 +55,8 @@ export class CallPace implements RequestObserver {
 			await waitUnlessCancelled(this.context, Math.min(delay, STEP_MS));
 		}
 		if (this.stoppedBy !== undefined) throw this.stoppedBy;
-		this.recent.push(this.now());
+		// Without a limit there is nothing to count: the saved execution keeps no times it does not need.
+		if (this.maxPerMinute !== undefined) this.recent.push(this.now());
 	}
 
 	/** No further attempt goes out: each fails with `error`. */

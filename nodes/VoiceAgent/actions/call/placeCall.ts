@@ -7,11 +7,13 @@ import {
 	type CallFilter,
 	type NewCall,
 } from '../../../shared/api/calls';
-import { asNodeError, isOutcomeUnknown, noAnswerError } from '../../../shared/errors';
+import { asNodeError, noAnswerError, statedFailure } from '../../../shared/errors';
 import { waitUnlessCancelled } from '../../../shared/transport/cancel';
-import { type BodyRequestOptions } from '../../../shared/transport/types';
+import type { BodyRequestOptions, RequestObserver } from '../../../shared/transport/types';
 import { oncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
+import { isPlainObject } from '../../../shared/validation';
+import { advance, type CallRecord } from './callLedger';
 
 /** How many of the latest calls to the number are remembered before dialling. */
 const RECENT_CALLS = 20;
@@ -23,20 +25,44 @@ function callsOfRun(context: IExecuteFunctions): Set<string> {
 	return oncePerRun(context, 'callsOfRun', () => new Set<string>());
 }
 
-/** After an ambiguous failure: the call the attempt created, if the call list shows one. */
+/**
+ * Whether a failed POST /call certainly placed nothing: the service refused it (a 4xx, a 429) or the
+ * connection never opened. A stop, a timeout, a 5xx, or anything the node did not state itself (a bug)
+ * may have come after the service acted.
+ */
+function certainlyNotSent(error: unknown): boolean {
+	const stated = statedFailure(error);
+	return stated !== undefined && stated.kind !== 'cancelled' && !stated.outcomeUnknown;
+}
+
+/** The call ID a 2xx answer names: the call's `id`; other shapes name none the node can trust. */
+function namedCallId(answer: unknown): string | undefined {
+	if (!isPlainObject(answer)) return undefined;
+	return typeof answer.id === 'string' && answer.id !== '' ? answer.id : undefined;
+}
+
+/** An ID the answer mentions under another name (e.g. `call_id`): preferred when the list shows it. */
+function hintedCallId(answer: unknown): string | undefined {
+	if (!isPlainObject(answer)) return undefined;
+	return typeof answer.call_id === 'string' ? answer.call_id : undefined;
+}
+
+/** The call an attempt created, if the call list shows a new one to the number with its context. */
 async function findPlacedCall(
 	context: IExecuteFunctions,
 	filter: CallFilter,
 	knownIds: Set<string>,
 	callContext: string,
+	hint: string | undefined,
 ): Promise<Call | undefined> {
 	const taken = callsOfRun(context);
 	for (const delay of LOOKUP_DELAYS_MS) {
 		if (delay > 0) await waitUnlessCancelled(context, delay);
-		const placed = (await listCalls(context, filter, RECENT_CALLS)).find(
+		const candidates = (await listCalls(context, filter, RECENT_CALLS)).filter(
 			(call) =>
 				!knownIds.has(call.id) && !taken.has(call.id) && (call.context ?? '') === callContext,
 		);
+		const placed = candidates.find((call) => call.id === hint) ?? candidates[0];
 		if (placed) {
 			taken.add(placed.id);
 			return await getCall(context, placed.id);
@@ -45,42 +71,90 @@ async function findPlacedCall(
 	return undefined;
 }
 
+/** The record goes to `sent` the moment POST /call goes out, after any wait for the pace. */
+function sendingObserver(record: CallRecord, pace: RequestObserver | undefined): RequestObserver {
+	return {
+		beforeAttempt: async () => {
+			await pace?.beforeAttempt?.();
+			advance(record, 'sent');
+		},
+		onAttempt: (attempt) => pace?.onAttempt(attempt),
+	};
+}
+
 /**
- * Sends POST /call once. A call placed twice phones a person twice, so it is never repeated after an
- * ambiguous failure. Instead the calls that existed before are remembered (by ID, not by clock, since
- * the service's timestamps are opaque) and a new one in the list afterwards is the one this attempt made.
+ * Sends POST /call once and moves the item's record as the answer says. A call placed twice phones a
+ * person twice, so it is never repeated after an answer that may mean the service acted: any 2xx is
+ * "placed", and a failure that may have come after the service acted is "unknown". Either way, when the
+ * answer does not name the call, the calls that existed before are remembered (by ID, not by clock,
+ * since the service's timestamps are opaque) and a new one in the list afterwards is the one placed.
  */
 export async function placeCall(
 	context: IExecuteFunctions,
-	body: NewCall,
-	filter: CallFilter,
-	itemIndex: number,
-	/** The pace of the batch, and the labels of the body's fields. */
-	options: BodyRequestOptions,
+	record: CallRecord,
+	request: { body: NewCall; filter: CallFilter; itemIndex: number },
+	{ observer, ...options }: BodyRequestOptions,
 ): Promise<Call> {
+	const { body, filter, itemIndex } = request;
 	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
+	let answer: unknown;
 	try {
-		const call = await createCall(context, body, options);
-		callsOfRun(context).add(call.id);
-		return call;
+		answer = await createCall(context, body, {
+			...options,
+			observer: sendingObserver(record, observer),
+		});
 	} catch (error) {
-		if (!isOutcomeUnknown(error)) throw asNodeError(context.getNode(), error);
-		let placed: Call | undefined;
-		let lookupFailure = '';
-		try {
-			placed = await findPlacedCall(context, filter, knownIds, body.context ?? '');
-		} catch (lookupError) {
-			// The look itself failing says nothing about the call: the warning below must stand.
-			lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
+		if (record.state === 'claimed' || certainlyNotSent(error)) {
+			advance(record, 'notSent');
+			throw asNodeError(context.getNode(), error);
 		}
-		if (placed) return placed;
-		const unconfirmed = {
+		advance(record, 'unknown');
+		return await lookUp(context, record, request, knownIds, {
 			message: `The call to ${body.to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
-			description:
-				`The service did not confirm the call, and no new call from ${body.from} to ${body.to} could be found in the call list afterwards.${lookupFailure} ` +
-				'The node does not try again on its own, so that nobody is phoned twice.',
-			itemIndex,
-		};
-		throw noAnswerError(context.getNode(), unconfirmed, { outcomeUnknown: true });
+			why: 'The service did not confirm the call',
+		});
 	}
+	// A 2xx: the service acted, whatever the body looks like.
+	const id = namedCallId(answer);
+	if (id !== undefined) {
+		advance(record, 'placed', id);
+		callsOfRun(context).add(id);
+		return answer as Call;
+	}
+	advance(record, 'unnamed');
+	return await lookUp(context, record, request, knownIds, {
+		message: `The call to ${body.to} was placed, but the service's answer did not name it: check the call list [item ${itemIndex}]`,
+		why: 'The service answered that it placed the call without naming it',
+		hint: hintedCallId(answer),
+	});
+}
+
+/** After an answer that named no call: the call the list shows, or an error that never dials again. */
+async function lookUp(
+	context: IExecuteFunctions,
+	record: CallRecord,
+	{ body, filter, itemIndex }: { body: NewCall; filter: CallFilter; itemIndex: number },
+	knownIds: Set<string>,
+	failure: { message: string; why: string; hint?: string },
+): Promise<Call> {
+	let placed: Call | undefined;
+	let lookupFailure = '';
+	try {
+		placed = await findPlacedCall(context, filter, knownIds, body.context ?? '', failure.hint);
+	} catch (lookupError) {
+		// The look itself failing says nothing about the call: the error below must stand.
+		lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
+	}
+	if (placed) {
+		advance(record, 'placed', placed.id);
+		return placed;
+	}
+	const text = {
+		message: failure.message,
+		description:
+			`${failure.why}, and no new call from ${body.from} to ${body.to} could be found in the call list afterwards.${lookupFailure} ` +
+			'The node does not dial it again, on its own or when n8n runs it again, so that nobody is phoned twice.',
+		itemIndex,
+	};
+	throw noAnswerError(context.getNode(), text, { outcomeUnknown: true });
 }

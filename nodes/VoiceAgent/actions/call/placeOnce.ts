@@ -1,23 +1,27 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getCall, type CallFilter, type NewCall } from '../../../shared/api/calls';
-import { asNodeError, isOutcomeUnknown } from '../../../shared/errors';
-import { readOncePerRun } from '../../../shared/runCache';
-import { cancelSignalOf } from '../../../shared/transport/cancel';
+import { asNodeError, noAnswerError } from '../../../shared/errors';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
 import {
-	mayHaveBeenPlacedError,
-	rememberAttempt,
-	rememberedCall,
-	rememberOutcome,
-} from './callMemory';
-import { reserveCallSlot } from './maxCallsPerRun';
+	advance,
+	ledgerOf,
+	runIndexOf,
+	slotOf,
+	type CallLedger,
+	type CallRecord,
+} from './callLedger';
+import { flightOf, startFlight, type Flight } from './flights';
+import { checkCallLimit } from './maxCallsPerRun';
 import { recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
 
-interface PlaceOnceSettings {
+/** One item's call, its input checked and its agent resolved. */
+export interface ItemCall {
 	body: NewCall;
+	/** How the item named the agent (picker mode and value): a changed From is another call. */
+	agent: string;
 	/** The agent's calls to the number. */
 	filter: CallFilter;
 	itemIndex: number;
@@ -27,100 +31,154 @@ interface PlaceOnceSettings {
 	windowMinutes: number;
 }
 
+/** Sends POST /call once for the item, moving its record forward (placeCall.ts). */
+type Place = (record: CallRecord) => Promise<Call>;
+
+/** An earlier attempt's call to the number may have been placed: this item does not dial it again. */
+function mayHaveBeenPlacedError(
+	context: IExecuteFunctions,
+	{ body, itemIndex }: ItemCall,
+	record: CallRecord,
+	placedBy: string,
+) {
+	const unnamed = record.state === 'unnamed';
+	const text = {
+		message: unnamed
+			? `The call to ${body.to} was placed by ${placedBy}, but the service's answer did not name it: not placed again, check the call list [item ${itemIndex}]`
+			: `The call to ${body.to} may have been placed by ${placedBy}: not placed again, check the call list [item ${itemIndex}]`,
+		description: `${unnamed ? 'The call could not be found in the call list afterwards.' : 'That attempt got no answer from the service, so the node cannot tell whether the call was placed.'} It does not dial again, so that nobody is phoned twice.`,
+		itemIndex,
+	};
+	return noAnswerError(context.getNode(), text, { outcomeUnknown: true });
+}
+
+/** The call an earlier attempt placed, read again; marked as skipped unless this very item placed it. */
+async function placedBefore(
+	context: IExecuteFunctions,
+	item: ItemCall,
+	record: CallRecord,
+): Promise<Call | SkippedCall> {
+	const call = await getCall(context, record.callId as string);
+	if (record.state === 'skipped')
+		return { ...call, skipped: true, skipReason: record.why as string };
+	if (record.executionId !== context.getExecutionId()) {
+		const skipReason = `Execution ${record.executionId}, which this execution retries, placed this call already, so it was not placed again`;
+		return { ...call, skipped: true, skipReason };
+	}
+	// An AI model that asks again learns that the number was called; a workflow's retry gets its call.
+	if (!runsAsTool(context)) return call;
+	const skipReason = `This tool already called ${item.body.to} in this execution (call ${call.id}), so it was not called again`;
+	return { ...call, skipped: true, skipReason };
+}
+
+/** What an earlier record of the item's slot means now; undefined: nothing placed, dial. */
+async function fromEarlierRecord(
+	context: IExecuteFunctions,
+	ledger: CallLedger,
+	item: ItemCall,
+	slot: string,
+): Promise<Call | SkippedCall | undefined> {
+	for (;;) {
+		const record = ledger.records[slot];
+		const sameCall =
+			record?.to === item.body.to &&
+			(record.agent === '' || record.agent === item.agent || runsAsTool(context));
+		if (!record || !sameCall) return undefined;
+		const flight = flightOf(ledger, slot);
+		if (flight) {
+			// Another use of the tool is placing this call right now: its outcome is this one's.
+			await flight.settled;
+			continue;
+		}
+		if (record.callId !== undefined) return await placedBefore(context, item, record);
+		// Claimed and not sent (a try that stopped before sending) placed nothing; neither did a refusal.
+		if (['claimed', 'notSent', 'skipped'].includes(record.state)) return undefined;
+		throw mayHaveBeenPlacedError(context, item, record, 'an earlier run of this node');
+	}
+}
+
 /**
- * Places the item's call unless it was placed already, whatever runs the node again: an earlier run of
- * the node in this execution (Retry On Fail) gives back its call, an earlier execution's call to the
- * number within the window is output marked as skipped, and the execution's call limit is checked
- * before sending. `place` sends POST /call once.
+ * Places the item's call unless it was placed already, whatever runs the node again or at the same
+ * time: an earlier try or a concurrent use of the tool gives back its call, an earlier execution's call
+ * to the number within the window is output marked as skipped, and Max Calls per Run is checked. The
+ * record is claimed synchronously, in the same step as every check that reads the ledger, so uses of
+ * the node running at the same time never both pass a check. `place` sends POST /call once.
  */
 export async function placeOnce(
 	context: IExecuteFunctions,
 	validate: InputValidator,
-	settings: PlaceOnceSettings,
-	place: () => Promise<Call>,
+	item: ItemCall,
+	place: Place,
 ): Promise<Call | SkippedCall> {
-	const { body, filter, itemIndex } = settings;
-	const remembered = rememberedCall(context, itemIndex, body);
-	if (remembered?.callId !== undefined) {
-		const call = await getCall(context, remembered.callId);
-		if (remembered.executionId !== context.getExecutionId()) {
-			const skipReason = `Execution ${remembered.executionId}, which this execution retries, placed this call already, so it was not placed again`;
-			return { ...call, skipped: true, skipReason };
+	const ledger = ledgerOf(context, item.itemIndex);
+	const slot = slotOf(context, item.itemIndex, item.body.to);
+	const earlier = await fromEarlierRecord(context, ledger, item, slot);
+	if (earlier) return earlier;
+	// One call per number and node run while the window is on: a later item waits for the first one.
+	const numberKey =
+		item.windowMinutes > 0 && !runsAsTool(context)
+			? `${runIndexOf(context)}|${item.agent}>${item.body.to}`
+			: undefined;
+	for (;;) {
+		const first = numberKey ? flightOf(ledger, numberKey) : undefined;
+		if (first) {
+			const outcome = await sameNumberOutcome(context, ledger, item, slot, first);
+			if (outcome) return outcome;
+			continue;
 		}
-		// An AI model that asks again learns that the number was called; a workflow's retry gets its call.
-		if (!runsAsTool(context)) return call;
-		const skipReason = `This tool already called ${body.to} in this execution (call ${call.id}), so it was not called again`;
-		return { ...call, skipped: true, skipReason };
+		// From here to the claim nothing awaits: the check and the claim are one step.
+		checkCallLimit(ledger, validate, item.maxCalls, item.body.to);
+		const record: CallRecord = {
+			agent: item.agent,
+			to: item.body.to,
+			state: 'claimed',
+			executionId: context.getExecutionId(),
+			...(runsAsTool(context) ? {} : { run: runIndexOf(context) }),
+		};
+		ledger.records[slot] = record;
+		const flight = startFlight(ledger, [slot, numberKey], item.itemIndex, record);
+		try {
+			const recent = await recentlyCalled(context, item.filter, item.windowMinutes);
+			if (recent) {
+				advance(record, 'skipped', recent.id);
+				record.why = recent.skipReason;
+				flight.land(recent);
+				return recent;
+			}
+			const call = await place(record);
+			flight.land(call);
+			return call;
+		} catch (error) {
+			if (record.state === 'claimed') advance(record, 'notSent');
+			flight.land(undefined);
+			throw asNodeError(context.getNode(), error);
+		}
 	}
-	if (settings.windowMinutes > 0) {
-		return await oncePerRunAndNumber(context, settings, async () => {
-			const recent = await recentlyCalled(context, filter, settings.windowMinutes);
-			return recent ?? (await placeNow(context, validate, settings, place));
-		});
-	}
-	return await placeNow(context, validate, settings, place);
 }
 
 /**
- * With the window on, two items of one run to the same number are one call, also when Calls at Once
- * runs them together: the later item waits for the earlier one's call and outputs it as skipped (and
- * remembers it as its own, so a later *Retry execution* never dials it). An earlier item that certainly
- * placed nothing leaves the number to the next; one whose outcome is unknown leaves it to nobody.
+ * A later item of the run with the same number, after the first one's outcome: its call as skipped
+ * (remembered as this item's, so a later *Retry execution* never dials it), an error when the first
+ * one's outcome is unknown, or undefined when the first placed nothing (this item may dial).
  */
-async function oncePerRunAndNumber(
+async function sameNumberOutcome(
 	context: IExecuteFunctions,
-	{ body, itemIndex }: PlaceOnceSettings,
-	placeFirst: () => Promise<Call | SkippedCall>,
-): Promise<Call | SkippedCall> {
-	const key = `callOfRun:${body.from}>${body.to}`;
-	for (;;) {
-		let own = false;
-		let first: { itemIndex: number; call: Call | SkippedCall };
-		try {
-			first = await readOncePerRun(context, key, async () => {
-				own = true;
-				return { itemIndex, call: await placeFirst() };
-			});
-		} catch (error) {
-			if (own) throw asNodeError(context.getNode(), error);
-			if (!isOutcomeUnknown(error)) continue;
-			rememberAttempt(context, itemIndex, body);
-			throw mayHaveBeenPlacedError(
-				context,
-				body,
-				itemIndex,
-				'an earlier item of this run',
-				"The service did not confirm the earlier item's call to the same number, so the node cannot tell whether it was placed.",
-			);
-		}
-		if (own || first.call.skipped === true) return first.call;
-		rememberAttempt(context, itemIndex, body);
-		rememberOutcome(context, itemIndex, body, first.call.id);
-		const skipReason = `Item ${first.itemIndex} of this run called ${body.to} already (call ${first.call.id}), so it was not called again`;
-		return { ...(await getCall(context, first.call.id)), skipped: true, skipReason };
+	ledger: CallLedger,
+	item: ItemCall,
+	slot: string,
+	first: Flight,
+): Promise<Call | SkippedCall | undefined> {
+	const { call, record: firstRecord, itemIndex } = await first.settled;
+	if (firstRecord.state === 'notSent') return undefined;
+	const base = { agent: item.agent, to: item.body.to, executionId: context.getExecutionId() };
+	if (!call || firstRecord.callId === undefined) {
+		ledger.records[slot] = { ...base, state: 'unknown' };
+		throw mayHaveBeenPlacedError(context, item, firstRecord, 'an earlier item of this run');
 	}
-}
-
-async function placeNow(
-	context: IExecuteFunctions,
-	validate: InputValidator,
-	settings: PlaceOnceSettings,
-	place: () => Promise<Call>,
-): Promise<Call> {
-	const { body, itemIndex } = settings;
-	const release = reserveCallSlot(context, validate, settings.maxCalls, body.to);
-	rememberAttempt(context, itemIndex, body);
-	try {
-		const call = await place();
-		rememberOutcome(context, itemIndex, body, call.id);
-		return call;
-	} catch (error) {
-		// Only a failure that certainly placed nothing frees the slot and the item for another try; a
-		// stop may have cut POST /call off after the service acted.
-		if (!isOutcomeUnknown(error) && !cancelSignalOf(context)?.aborted) {
-			release();
-			rememberOutcome(context, itemIndex, body, undefined);
-		}
-		throw asNodeError(context.getNode(), error);
-	}
+	const skipReason =
+		firstRecord.state === 'skipped'
+			? (firstRecord.why as string)
+			: `Item ${itemIndex} of this run called ${item.body.to} already (call ${call.id}), so it was not called again`;
+	ledger.records[slot] = { ...base, state: 'skipped', callId: call.id, why: skipReason };
+	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
 }

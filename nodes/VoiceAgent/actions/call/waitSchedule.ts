@@ -17,6 +17,8 @@ const MAX_CHECKS_IN_FLIGHT = 10;
 interface WaitPlan {
 	maxWaitMs: number;
 	firstIntervalMs: number;
+	/** Checked every tick: true ends the wait at once with the call as last seen (nobody needs it any more). */
+	giveUp?: () => boolean;
 }
 
 /** Where a wait ended: the call as last seen, and the last check's failure if it failed. */
@@ -31,6 +33,7 @@ interface Waiter {
 	intervalMs: number;
 	dueAt: number;
 	deadline: number;
+	giveUp?: () => boolean;
 	checking: boolean;
 	lastFailure?: Error;
 	resolve(result: WaitResult): void;
@@ -66,6 +69,7 @@ export class WaitSchedule {
 				intervalMs: plan.firstIntervalMs,
 				dueAt: start + Math.min(plan.firstIntervalMs, plan.maxWaitMs),
 				deadline: start + plan.maxWaitMs,
+				giveUp: plan.giveUp,
 				checking: false,
 				resolve,
 				reject,
@@ -87,11 +91,17 @@ export class WaitSchedule {
 			while (this.waiters.size > 0) {
 				const now = this.now();
 				for (const waiter of this.waiters) {
+					if (waiter.giveUp?.() === true && !waiter.checking) {
+						this.finish(waiter);
+						waiter.resolve({ latest: waiter.latest, lastFailure: waiter.lastFailure });
+						continue;
+					}
 					if (this.checksInFlight >= MAX_CHECKS_IN_FLIGHT) break;
 					if (!waiter.checking && waiter.dueAt <= now) void this.check(waiter);
 				}
 				// With every check slot taken, overdue waiters wait a tick instead of spinning the loop.
 				const idle = [...this.waiters].filter((waiter) => !waiter.checking);
+				if (this.waiters.size === 0) break;
 				const nextDue = Math.min(...idle.map((waiter) => waiter.dueAt));
 				const delay =
 					this.checksInFlight >= MAX_CHECKS_IN_FLIGHT

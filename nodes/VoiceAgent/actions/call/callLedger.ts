@@ -1,0 +1,170 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+
+import { configurationError } from '../../../shared/errors';
+import { oncePerRun } from '../../../shared/runCache';
+import { runsAsTool } from './allowedDestinations';
+
+/**
+ * Where a call this node set out to place stands. It only moves forward: claimed → sent → placed /
+ * unnamed (placed, the answer named no call) / unknown (no answer: maybe placed) / notSent; unnamed and
+ * unknown → placed when the call list shows it; placed → ended. claimed → skipped (the number was called
+ * already) or notSent (failed before sending). Only `notSent` and `skipped` placed nothing.
+ */
+export type CallState =
+	| 'claimed'
+	| 'sent'
+	| 'placed'
+	| 'unnamed'
+	| 'unknown'
+	| 'notSent'
+	| 'skipped'
+	| 'ended';
+
+const NEXT: Record<CallState, readonly CallState[]> = {
+	claimed: ['sent', 'notSent', 'skipped'],
+	sent: ['placed', 'unnamed', 'unknown', 'notSent'],
+	unnamed: ['placed'],
+	unknown: ['placed'],
+	placed: ['ended'],
+	notSent: [],
+	skipped: [],
+	ended: [],
+};
+
+/** The states in which this node may have phoned someone: they count against Max Calls per Run. */
+const MAY_HAVE_CALLED: ReadonlySet<CallState> = new Set([
+	'claimed',
+	'sent',
+	'placed',
+	'unnamed',
+	'unknown',
+	'ended',
+]);
+
+/**
+ * One intended call, in the execution's memory. About 100 bytes in the saved execution.
+ */
+export interface CallRecord extends IDataObject {
+	/** How the item named the agent (its picker's mode and value): a changed From is another call. */
+	agent: string;
+	to: string;
+	state: CallState;
+	callId?: string;
+	/** The execution that claimed it: another one is a *Retry execution* of it. */
+	executionId: string;
+	/** The node run (loop pass) whose batch placed it; tools: none. */
+	run?: number;
+	/** Why it was skipped: the call it found instead is output with this. */
+	why?: string;
+}
+
+/**
+ * The execution's memory of Call → Create, kept in n8n's execution context for the node
+ * (`getContext('node')`): n8n keeps it across the tries of *Retry On Fail* and the passes of a loop,
+ * and saves it with the execution, so *Retry execution* finds it too. Every guard reads it: re-runs
+ * (the item's record), Max Calls per Run (records that may have called), the per-number guard (records
+ * in flight), Calls at Once (records placed and not seen ended) and the pace (`sentAt`).
+ */
+export interface CallLedger extends IDataObject {
+	records: Record<string, CallRecord>;
+	/** n8n's clock (ms) at each POST /call of the last minute: Max New Calls per Minute. */
+	sentAt: number[];
+}
+
+const LEDGER_KEY = 'voiceAgentCalls';
+/** What versions before the ledger kept: placed calls by slot, and the count of Max Calls. */
+const LEGACY_PLACED_KEY = 'voiceAgentPlacedCalls';
+const LEGACY_COUNT_KEY = 'voiceAgentCallsReserved';
+
+/** The node's execution context, which outlives a run of the node; undefined where n8n gives none. */
+function executionContextOf(context: IExecuteFunctions): IDataObject | undefined {
+	return typeof context.getContext === 'function' ? context.getContext('node') : undefined;
+}
+
+/** Calls an earlier version remembered, taken over so that a *Retry execution* after an upgrade holds. */
+function fromLegacy(nodeContext: IDataObject): Record<string, CallRecord> {
+	const legacy = (nodeContext[LEGACY_PLACED_KEY] ?? {}) as Record<string, IDataObject>;
+	const records: Record<string, CallRecord> = {};
+	for (const [slot, placed] of Object.entries(legacy)) {
+		const callId = typeof placed.callId === 'string' ? placed.callId : undefined;
+		records[slot] = {
+			agent: '',
+			to: String(placed.to ?? ''),
+			state: callId ? 'placed' : 'unknown',
+			...(callId ? { callId } : {}),
+			executionId: String(placed.executionId ?? ''),
+		};
+	}
+	delete nodeContext[LEGACY_PLACED_KEY];
+	delete nodeContext[LEGACY_COUNT_KEY];
+	return records;
+}
+
+/**
+ * The execution's ledger. Where n8n gives no execution context, one for this node run only, and then
+ * Retry On Fail is refused: a retry could not tell what the first try placed.
+ */
+export function ledgerOf(context: IExecuteFunctions, itemIndex = 0): CallLedger {
+	const nodeContext = executionContextOf(context);
+	if (!nodeContext) {
+		if (context.getNode().retryOnFail === true) {
+			throw configurationError(context.getNode(), {
+				message: `Retry On Fail cannot be used with Call → Create in this n8n: a retry would phone every number again [item ${itemIndex}]`,
+				description: 'Turn off Retry On Fail in the node settings.',
+				itemIndex,
+			});
+		}
+		return oncePerRun(context, 'callLedger', () => ({ records: {}, sentAt: [] }));
+	}
+	if (!nodeContext[LEDGER_KEY]) {
+		nodeContext[LEDGER_KEY] = { records: fromLegacy(nodeContext), sentAt: [] } as CallLedger;
+	}
+	return nodeContext[LEDGER_KEY] as CallLedger;
+}
+
+/** The node run's index, the same for all its items: read once per run (a data proxy is not cheap). */
+export function runIndexOf(context: IExecuteFunctions): number {
+	return oncePerRun(context, 'runIndex', () => context.getWorkflowDataProxy(0).$runIndex as number);
+}
+
+/**
+ * The item's place in the execution. A loop pass gets a new run index, so its items never meet another
+ * pass's calls. An AI tool gets a new run index for every use and every retry, so there the number is
+ * the place: a tool dials a number once per execution, whichever agent the model names.
+ */
+export function slotOf(context: IExecuteFunctions, itemIndex: number, to: string): string {
+	if (runsAsTool(context)) return `tool:${to}`;
+	return `${runIndexOf(context)}:${itemIndex}`;
+}
+
+/** Moves a record forward; a step back is a bug in the node, never something the service did. */
+export function advance(record: CallRecord, state: CallState, callId?: string): void {
+	if (record.state === state && callId === undefined) return;
+	if (record.state !== state && !NEXT[record.state].includes(state)) {
+		throw new Error(`A call's record cannot go from ${record.state} to ${state}`);
+	}
+	record.state = state;
+	if (callId !== undefined) record.callId = callId;
+}
+
+/** How many calls this node may have placed in the execution: Max Calls per Run counts these. */
+export function callsCounted(ledger: CallLedger): number {
+	let count = 0;
+	for (const record of Object.values(ledger.records))
+		if (MAY_HAVE_CALLED.has(record.state)) count++;
+	return count;
+}
+
+/** The calls of a node run that were placed and not seen to end: they hold Calls at Once's slots. */
+export function liveCallsOfRun(ledger: CallLedger, run: number): CallRecord[] {
+	return Object.values(ledger.records).filter(
+		(record) => record.run === run && record.state === 'placed' && record.callId !== undefined,
+	);
+}
+
+/** Notes that a call was seen to end, wherever it was seen. */
+export function markEnded(ledger: CallLedger, callId: string): void {
+	for (const record of Object.values(ledger.records)) {
+		if (record.callId === callId && record.state === 'placed') advance(record, 'ended');
+	}
+}

@@ -1,0 +1,119 @@
+/**
+ * Call → Create's ledger, the execution's one record per intended call: its states move only forward,
+ * Max Calls per Run counts the records that may have phoned someone, and where n8n gives the node no
+ * execution context to keep it in, Retry On Fail is refused (a retry would phone every number again).
+ * A stub context stands in for n8n's: the rules read nothing else from it (the engine suites run them
+ * for real).
+ */
+import {
+	advance,
+	callsCounted,
+	ledgerOf,
+	type CallRecord,
+} from '../../../nodes/VoiceAgent/actions/call/callLedger';
+import { checkCallLimit } from '../../../nodes/VoiceAgent/actions/call/maxCallsPerRun';
+import { InputValidator } from '../../../nodes/shared/validation';
+import { contextWith, node } from './stubContext.cts';
+
+const record = (state: CallRecord['state']): CallRecord => ({
+	agent: 'name:Front Desk',
+	to: '+14155550101',
+	state,
+	executionId: '1',
+});
+
+describe('a record moves only forward', () => {
+	test.each([
+		['claimed', 'sent'],
+		['claimed', 'notSent'],
+		['claimed', 'skipped'],
+		['sent', 'placed'],
+		['sent', 'unnamed'],
+		['sent', 'unknown'],
+		['sent', 'notSent'],
+		['unnamed', 'placed'],
+		['unknown', 'placed'],
+		['placed', 'ended'],
+	] as const)('%s → %s', (from, to) => {
+		const moved = record(from);
+		advance(moved, to);
+		expect(moved.state).toBe(to);
+	});
+
+	test.each([
+		['sent', 'claimed'],
+		['placed', 'sent'],
+		['placed', 'notSent'],
+		['unknown', 'notSent'],
+		['unnamed', 'notSent'],
+		['ended', 'placed'],
+		['notSent', 'sent'],
+	] as const)('never %s → %s: a 2xx or a maybe never becomes "not sent"', (from, to) => {
+		expect(() => advance(record(from), to)).toThrow(`cannot go from ${from} to ${to}`);
+	});
+});
+
+describe('Max Calls per Run', () => {
+	test('counts every record that may have phoned someone, and only those', () => {
+		const ledger = { records: {} as Record<string, CallRecord>, sentAt: [] };
+		const states = [
+			'claimed',
+			'sent',
+			'placed',
+			'unnamed',
+			'unknown',
+			'ended',
+			'notSent',
+			'skipped',
+		];
+		states.forEach((state, index) => (ledger.records[String(index)] = record(state as never)));
+		expect(callsCounted(ledger)).toBe(6);
+	});
+
+	test('fails at the limit, naming it; 0 is no limit', () => {
+		const ledger = { records: { a: record('placed'), b: record('unknown') }, sentAt: [] };
+		const validate = new InputValidator(node, 2);
+		expect(() => checkCallLimit(ledger, validate, 2, '+14155550103')).toThrow(
+			'Max Calls per Run (2) is reached: this node already placed 2 calls in this execution, so the call to +14155550103 was not placed [item 2]',
+		);
+		expect(() => checkCallLimit(ledger, validate, 3, '+14155550103')).not.toThrow();
+		expect(() => checkCallLimit(ledger, validate, 0, '+14155550103')).not.toThrow();
+	});
+});
+
+describe('where the ledger lives', () => {
+	test("in n8n's execution context, where records an earlier version kept are taken over", () => {
+		const nodeContext = {
+			voiceAgentPlacedCalls: {
+				'0:0': { from: '+14155550100', to: '+14155550101', callId: 'call_1', executionId: '41' },
+				'0:1': { from: '+14155550100', to: '+14155550102', executionId: '41' },
+			},
+			voiceAgentCallsReserved: 2,
+		};
+		const ledger = ledgerOf(contextWith(nodeContext));
+		expect(ledger.records).toEqual({
+			'0:0': {
+				agent: '',
+				to: '+14155550101',
+				state: 'placed',
+				callId: 'call_1',
+				executionId: '41',
+			},
+			'0:1': { agent: '', to: '+14155550102', state: 'unknown', executionId: '41' },
+		});
+		expect(nodeContext).toEqual({ voiceAgentCalls: ledger });
+		expect(ledgerOf(contextWith(nodeContext))).toBe(ledger);
+	});
+
+	test('without an execution context, Retry On Fail is refused, naming the setting', () => {
+		expect(() => ledgerOf(contextWith(undefined, { retryOnFail: true }))).toThrow(
+			'Retry On Fail cannot be used with Call → Create in this n8n: a retry would phone every number again [item 0]',
+		);
+	});
+
+	test('without an execution context and without Retry On Fail, one ledger per node run', () => {
+		const context = contextWith(undefined);
+		expect(ledgerOf(context)).toBe(ledgerOf(context));
+		expect(ledgerOf(contextWith(undefined))).not.toBe(ledgerOf(context));
+	});
+});
