@@ -18,10 +18,13 @@ const N8N_VERSION = selectRuntime().n8n;
 const log = (line) => console.log(`[e2e] ${line}`);
 
 const ALLOWED = ['+14155550101', '+14155550102'];
-// Called by an agent that does not exist until a test creates it: its item fails when the node runs,
-// after the other items were placed (input wrong on its face fails before any call is placed).
+// The service refuses the third POST /call and every later one until a test lifts it: that item fails
+// when the node runs, after the other items were placed (input that is wrong, or an agent that does not
+// exist, fails before any call is placed).
 const LATE = '+14155550103';
-const LATE_AGENT = 'Night Desk';
+const REFUSE_LATE = { match: 'POST /call', skip: 2, error_rate: 1, status: 400 };
+const REFUSED =
+	/^The Voice Agent API rejected the request: Injected fault \(sandbox\): POST \/call answered 400/;
 
 let sandbox;
 let api;
@@ -75,7 +78,7 @@ function callEachNumber(first, createNode) {
 	return { nodes, connections };
 }
 
-/** Call → Create over the items' `numbers`, calling only +1415 numbers; LATE from LATE_AGENT. */
+/** Call → Create over the items' `numbers`, calling only +1415 numbers. */
 function createCallNode({ typeVersion, agent, settings = {} }) {
 	return {
 		name: 'Call',
@@ -85,11 +88,7 @@ function createCallNode({ typeVersion, agent, settings = {} }) {
 		parameters: {
 			resource: 'call',
 			operation: 'create',
-			from: {
-				__rl: true,
-				mode: 'name',
-				value: `={{ $json.numbers === "${LATE}" ? "${LATE_AGENT}" : "${agent}" }}`,
-			},
+			from: { __rl: true, mode: 'name', value: agent },
 			to: '={{ $json.numbers }}',
 			options: { allowedDestinations: '+1415' },
 		},
@@ -136,12 +135,12 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 			{ name: 'E2E: Retry On Fail', ...callEachNumber(manual, createNode) },
 		]);
 
-		const run = await executeWorkflow(userFolder, id);
-
-		assert.match(
-			run.data.resultData.error?.message,
-			new RegExp(`^No agent is named "${LATE_AGENT}": .* \\[item 2\\]$`),
+		await api.control('POST', '/faults', REFUSE_LATE);
+		const run = await executeWorkflow(userFolder, id).finally(() =>
+			api.control('POST', '/faults', {}),
 		);
+
+		assert.match(run.data.resultData.error?.message, REFUSED);
 		assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1 });
 	});
 
@@ -271,9 +270,10 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 
 		test('Retry execution and a redelivered event place nothing new; a fixed workflow places only what is missing', async () => {
 			await api.clearRequestLog();
+			await api.control('POST', '/faults', REFUSE_LATE);
 			const failed = await deliver(1);
 			assert.equal(failed.status, 'error');
-			assert.match(callRun(failed).error.message, new RegExp(`^No agent is named "${LATE_AGENT}"`));
+			assert.match(callRun(failed).error.message, REFUSED);
 			assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1 });
 
 			// "Retry with original workflow": the same items again; the late one fails again.
@@ -287,8 +287,8 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 			assert.equal(redelivered.retryOf ?? undefined, undefined);
 			assert.deepEqual(await dialled(), { [ALLOWED[0]]: 1, [ALLOWED[1]]: 1 });
 
-			// The user creates the missing agent and retries with the saved workflow.
-			await api.call('POST', '/agent', { name: LATE_AGENT, area_code: '415' });
+			// The service takes calls again; the user retries with the saved workflow.
+			await api.control('POST', '/faults', {});
 			const fixed = await retry(failed.id, true, 4);
 			assert.equal(fixed.status, 'success');
 			const output = callRun(fixed).data.main[0].map((item) => item.json);

@@ -137,3 +137,66 @@ export async function startInterceptingProxy(
 	});
 	return { ...(await listen(server)), routes };
 }
+
+/** What orders the requests a scheduling proxy holds: fast-check's scheduler in a property's run. */
+interface Scheduler {
+	schedule<T>(task: Promise<T>, label?: string): Promise<T>;
+}
+
+/** A proxy whose passing requests and answers a property's scheduler lets through in the order it draws. */
+export interface SchedulingProxy extends LocalServer {
+	/** The scheduler of the run now (none: requests pass as they come). */
+	use(scheduler: Scheduler | undefined): void;
+}
+
+/**
+ * Holds every request before it reaches the service and every answer before it reaches the node until
+ * the run's scheduler releases it, so a property explores the orders in which concurrent requests
+ * arrive and their answers come back, over real HTTP to the real sandbox.
+ */
+export async function startSchedulingProxy(target: string): Promise<SchedulingProxy> {
+	let scheduler: Scheduler | undefined;
+	const server = http.createServer(async (request, response) => {
+		const route = routeOf(request);
+		const chunks: Buffer[] = [];
+		for await (const chunk of request) chunks.push(chunk as Buffer);
+		const hold = async (label: string) => {
+			if (scheduler) await scheduler.schedule(Promise.resolve(), label);
+		};
+		try {
+			await hold(`→ ${route}`);
+			const headers = { ...request.headers } as Record<string, string>;
+			delete headers.host;
+			const answer = await fetch(new URL(request.url ?? '/', target), {
+				method: request.method,
+				headers,
+				body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+			});
+			const body = Buffer.from(await answer.arrayBuffer());
+			await hold(`← ${route} ${answer.status}`);
+			const passed: Record<string, string> = {};
+			answer.headers.forEach((value, name) => {
+				if (!['content-length', 'transfer-encoding', 'connection', 'keep-alive'].includes(name))
+					passed[name] = value;
+			});
+			// The service's Date header (or its absence) passes through as it came.
+			response.sendDate = false;
+			response.writeHead(answer.status, { ...passed, 'content-length': body.length });
+			response.end(body);
+		} catch {
+			response.destroy();
+		}
+	});
+	const local = await listen(server);
+	return { ...local, use: (next) => (scheduler = next) };
+}
+
+/** The suite's scheduling proxy in front of its sandbox; no scheduler until a run sets one. */
+export function useSchedulingProxy(sandbox: TestSandbox): SchedulingProxy {
+	return forSuite({
+		name: 'The scheduling proxy',
+		start: () => startSchedulingProxy(sandbox.origin),
+		close: (proxy) => proxy.close(),
+		reset: (proxy) => proxy.use(undefined),
+	});
+}

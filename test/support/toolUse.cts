@@ -12,8 +12,13 @@ import type { IDataObject, INode, INodeParameters, IRunExecutionData } from 'n8n
 import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
 import { ExecutionLifecycleHooks } from 'n8n-core';
 
-import { additionalDataFor, loadPackage, nodeCredentials, PACKAGE_NAME } from './n8n.cts';
-import type { TestSandbox } from './sandbox.cts';
+import {
+	additionalDataFor,
+	loadPackage,
+	nodeCredentials,
+	PACKAGE_NAME,
+	type VoiceAgentCredentials,
+} from './n8n.cts';
 
 export interface ToolExecution {
 	/** One use of the tool with the model's arguments: n8n's answer to the model, or the error it throws. */
@@ -23,7 +28,7 @@ export interface ToolExecution {
 
 /** One execution of a workflow whose AI Agent has the Voice Agent node as its tool. */
 export async function toolExecution(
-	sandbox: TestSandbox,
+	credentials: VoiceAgentCredentials,
 	parameters: INodeParameters,
 	settings: Pick<INode, 'retryOnFail' | 'maxTries' | 'waitBetweenTries'> = {},
 	executionId = 'tool-execution',
@@ -63,11 +68,7 @@ export async function toolExecution(
 		connections: {},
 		settings: {},
 	} as never);
-	const additionalData = additionalDataFor(
-		pkg,
-		{ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
-		hooks,
-	);
+	const additionalData = additionalDataFor(pkg, credentials, hooks);
 	additionalData.executionId = executionId;
 	const runExecutionData = {
 		startData: {},

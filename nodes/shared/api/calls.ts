@@ -10,6 +10,7 @@ import type {
 import { cursorPages, MAX_PAGE_SIZE, paginateCursor } from '../transport/pagination';
 import { voiceAgentApiRequest } from '../transport/request';
 import { isLive } from '../callStatus';
+import { isPlainObject } from '../validation';
 import type { Call, CallSummary } from '../types';
 
 const callNotFound = (id: string) => `Call "${id}"`;
@@ -55,7 +56,8 @@ export async function createCall(
 
 /**
  * Replaces the context of a call in progress. Replacing it with the same text twice leaves the call
- * as once, so it is repeated after a failure like a read.
+ * as once, so it is repeated after a failure like a read. A 2xx means the context was set, whatever its
+ * body: when the body is not the call (another shape, empty), the call is read, so the output is the call.
  */
 export async function setCallContext(
 	context: VoiceAgentContext,
@@ -71,7 +73,16 @@ export async function setCallContext(
 		notFound: callNotFound(id),
 		fields,
 	} as const;
-	return await voiceAgentApiRequest<Call>(context, { ...request, idempotent: true }, options);
+	const answer = await voiceAgentApiRequest<unknown>(
+		context,
+		{ ...request, idempotent: true },
+		options,
+	);
+	return isCall(answer) ? answer : await getCall(context, id, options);
+}
+
+function isCall(answer: unknown): answer is Call {
+	return isPlainObject(answer) && typeof answer.id === 'string' && answer.id !== '';
 }
 
 /** Calls newest first, in list shape: all of them, or at most `max`. */

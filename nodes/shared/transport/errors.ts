@@ -105,11 +105,13 @@ export function redirectError(
 ): NodeApiError {
 	const route = `${request.method} ${request.path}`;
 	const message = `The Base URL answered ${route} with a redirect (${status}) to ${describeLocation(location, url)}: redirects are not followed, so the API key was not sent there; ${BASE_URL_HINT}`;
+	// "See Other" answers a request the server carried out: for one that acts, the service may have acted.
+	const outcomeUnknown = status === 303 && !request.idempotent;
 	return serviceAnswerError(
 		context.getNode(),
 		status,
 		{ message },
-		{ transient: false, outcomeUnknown: false, notFound: false },
+		{ transient: false, outcomeUnknown, notFound: false },
 	);
 }
 

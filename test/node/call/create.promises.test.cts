@@ -48,6 +48,7 @@ async function dialled(): Promise<Record<string, number>> {
 	return counts;
 }
 
+const credentials = () => ({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl });
 const callLoad = async () => (await sandbox.control('GET', '/call-load')).body.accounts[0];
 const hintsOf = (result: NodeRun) =>
 	(result.run.data.resultData.runData['Voice Agent']?.[0]?.hints ?? []).map((hint) => hint.message);
@@ -106,7 +107,7 @@ describe('a 2xx to POST /call is "placed", whatever its body', () => {
 
 	test('as a tool with a null answer: the Max Calls slot stays taken, the next use places nothing', async () => {
 		await sandbox.variants({ create_answer: 'null' });
-		const execution = await toolExecution(sandbox, {
+		const execution = await toolExecution(credentials(), {
 			...create({ maxCallsPerRun: 1 }),
 			to: "={{ $fromAI('To', 'The number to call', 'string') }}",
 		});
@@ -126,7 +127,7 @@ describe('uses of the tool at the same time (the AI Agent at version 2.2 runs a 
 	});
 
 	test('the same allowed number twice in one step, Max Calls per Run 5: phoned once', async () => {
-		const execution = await toolExecution(sandbox, byModel({ maxCallsPerRun: 5 }));
+		const execution = await toolExecution(credentials(), byModel({ maxCallsPerRun: 5 }));
 
 		const answers = await Promise.all([
 			execution.use({ To: '+14155550123' }),
@@ -140,7 +141,7 @@ describe('uses of the tool at the same time (the AI Agent at version 2.2 runs a 
 	});
 
 	test('three numbers in one step with the limit at 1: one is phoned, the others are refused', async () => {
-		const execution = await toolExecution(sandbox, byModel({ maxCallsPerRun: 1 }));
+		const execution = await toolExecution(credentials(), byModel({ maxCallsPerRun: 1 }));
 
 		const outcomes = await Promise.allSettled(
 			['+14155550101', '+14155550102', '+14155550103'].map((To) => execution.use({ To })),

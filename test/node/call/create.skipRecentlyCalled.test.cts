@@ -145,3 +145,54 @@ describe('version 1.1', () => {
 		expect(await allCalls(sandbox)).toHaveLength(2);
 	});
 });
+
+describe('what the contract leaves open (the sandbox variants)', () => {
+	test('no Date header: the number is skipped, and the reason says the times could not be compared', async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		const first = await placeCall(sandbox, agent, { to: '+14155550123' });
+		await endCall(sandbox, first.id);
+		await sandbox.variants({ date_header: false });
+		await sandbox.clearRequests();
+
+		const [skipped] = jsonOf(await run(1.2));
+
+		expect(skipped).toMatchObject({ id: first.id, skipped: true });
+		expect(skipped.skipReason).toMatch(
+			/could not be compared with the service's time of answering \(null\)/,
+		);
+		expect(await dials()).toEqual([]);
+	});
+
+	test.each(['utc_offset', 'whole_seconds', 'local_offset'] as const)(
+		'timestamps written as %s: the age is still the same instant minus the same instant',
+		async (timestamps) => {
+			const agent = await createAgent(sandbox, { name: 'Front Desk' });
+			const first = await placeCall(sandbox, agent, { to: '+14155550123' });
+			await endCall(sandbox, first.id, 'no-answer');
+			await sandbox.variants({ timestamps });
+
+			const [skipped] = jsonOf(await run(1.2));
+
+			expect(skipped).toMatchObject({ id: first.id, status: 'no-answer', skipped: true });
+			expect(skipped.skipReason).toMatch(/ began 0 min \d+ s ago, so it was not called again/);
+		},
+	);
+
+	test('a proxy answers 502 with an HTML page after the service placed the call: found, not dialled again', async () => {
+		await createAgent(sandbox, { name: 'Front Desk' });
+		await sandbox.variants({ proxy_errors: true });
+		await sandbox.faults({
+			match: 'POST /call',
+			error_rate: 1,
+			status: 502,
+			when: 'after',
+			times: 1,
+		});
+
+		const [call] = jsonOf(await run(1.2));
+
+		const [placed] = await allCalls(sandbox);
+		expect(call).toMatchObject({ id: placed.id, to: '+14155550123', status: 'in_progress' });
+		expect(await dials()).toHaveLength(1);
+	});
+});
