@@ -193,10 +193,10 @@ describe('Call → Create over a batch, whatever the service answers and however
 						});
 					}
 				}),
-				propertyParameters(25),
+				propertyParameters(15),
 			);
 		},
-		propertyTimeout(25, 3_000),
+		propertyTimeout(15, 4_000),
 	);
 });
 

@@ -2,6 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { fieldName, type FieldLabels } from '../../../shared/fields';
 import { INPUT_LIMITS, type InputValidator } from '../../../shared/validation';
+import { toolsOf, type Named } from './agentTools';
 
 /** The models the service accepts on upsert; listings may show older ones, passed through untouched. */
 export const LLM_MODELS = [
@@ -54,40 +55,6 @@ export const AGENT_BODY_FIELDS = {
 	'compliance_checks[].rewrite_threshold':
 		'additionalFields.complianceChecks.check.rewriteThreshold',
 };
-
-type Named = (path: string) => string;
-
-/**
- * The agent's tools from "Tools (JSON)" and "Remove All Tools": undefined keeps them. An empty
- * field or an empty list never removes them by itself: removing takes the explicit option.
- */
-function toolsOf(
-	validate: InputValidator,
-	named: Named,
-	fields: IDataObject,
-): IDataObject[] | undefined {
-	const given =
-		fields.tools !== undefined &&
-		fields.tools !== null &&
-		!(typeof fields.tools === 'string' && fields.tools.trim() === '');
-	const tools = given ? validate.jsonArrayOfObjects(fields.tools, named('tools')) : undefined;
-	if (fields.removeAllTools === true) {
-		if (tools && tools.length > 0) {
-			validate.fail(
-				named('tools'),
-				'must be empty when "Remove All Tools" is on: remove one of the two',
-			);
-		}
-		return [];
-	}
-	if (tools && tools.length === 0) {
-		validate.fail(
-			named('tools'),
-			'is an empty list, which would remove all the agent\'s tools: to do that, add the option "Remove All Tools"; to keep them, leave Tools (JSON) empty',
-		);
-	}
-	return tools;
-}
 
 /**
  * Builds the POST /agent body from the parameters the user set, validating each one; `labels` name

@@ -6,22 +6,7 @@ import type { Agent } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { labelsOf } from '../../../shared/fields';
 import { AGENT_BODY_FIELDS, buildAgentBody, LLM_MODELS } from './agentBody';
-
-/** A worked example of a function tool, shown in the empty Tools (JSON) field. */
-const TOOLS_EXAMPLE = `[
-  {
-    "type": "function",
-    "function": {
-      "name": "check_order_status",
-      "description": "Look up an order by its number",
-      "parameters": {
-        "type": "object",
-        "properties": { "order_id": { "type": "string" } },
-        "required": ["order_id"]
-      }
-    }
-  }
-]`;
+import { removeAllToolsField, toolsField } from './agentTools';
 
 const properties: INodeProperties[] = [
 	{
@@ -174,14 +159,7 @@ const properties: INodeProperties[] = [
 				default: 'gpt-4o',
 				description: 'Language model the agent thinks with',
 			},
-			{
-				displayName: 'Remove All Tools',
-				name: 'removeAllTools',
-				type: 'boolean',
-				default: false,
-				description:
-					"Whether to remove every tool of the agent. Leaving Tools (JSON) empty keeps the agent's tools.",
-			},
+			removeAllToolsField,
 			{
 				displayName: 'Smart Endpointing Threshold',
 				name: 'smartEndpointingThreshold',
@@ -197,18 +175,7 @@ const properties: INodeProperties[] = [
 				default: '',
 				description: "Instructions that define the agent's persona and task",
 			},
-			{
-				displayName: 'Tools (JSON)',
-				name: 'tools',
-				// Text rather than n8n's JSON editor, which shows no placeholder and marks an empty value as an error.
-				type: 'string',
-				typeOptions: { rows: 14 },
-				default: '',
-				placeholder: TOOLS_EXAMPLE,
-				hint: "A JSON array of function tools, like the example shown while the field is empty. Replaces the agent's tools; empty keeps them.",
-				description:
-					'Functions the agent can call during a call, each with a name, a description and its parameters as a JSON Schema. A Voice Agent Trigger with the event Tool Call receives the calls.',
-			},
+			toolsField,
 			{
 				displayName: 'Voice ID',
 				name: 'voiceId',

@@ -30,7 +30,7 @@ import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
 import { placeCall } from './placeCall';
 import { placeOnce, type ItemCall } from './placeOnce';
 import { ledgerOf, markEnded, runIndexOf, slotOf } from './callLedger';
-import { skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
+import { skipOffNotice, skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
 import { waitForEnd, waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
@@ -68,6 +68,7 @@ const properties: INodeProperties[] = [
 			"What the agent should know for this call, e.g. the customer's name and the reason for calling",
 	},
 	skipRecentlyCalledProperty,
+	skipOffNotice,
 	optionsCollection([
 		allowedDestinationsOption,
 		maxCallsPerRunOption,

@@ -22,6 +22,18 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
+/** Shown when the window is off: then a new execution is free to call every number again. */
+export const skipOffNotice: INodeProperties = {
+	displayName:
+		'With 0, nothing stops a new execution from calling a number again: after n8n restarted or a worker crashed in the middle of a list, when an event is delivered twice, or when the workflow is started twice for the same reason. Retry On Fail and Retry execution are still safe. Keep it above the time the longest list takes.',
+	name: 'skipOffNotice',
+	type: 'notice',
+	default: '',
+	displayOptions: {
+		show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }], skipCalledWithinMinutes: [0] },
+	},
+};
+
 /** The item's window in minutes; 0 (off) for nodes older than version 1.2. */
 export function skipWindowMinutes(
 	context: IExecuteFunctions,
