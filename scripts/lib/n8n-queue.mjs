@@ -11,7 +11,7 @@ import { startLoadBalancer } from './load-balancer.mjs';
 import { dialectFor } from './n8n-dialect.mjs';
 import { startN8nProcess, startN8nServer } from './n8n-server.mjs';
 import { startPostgres } from './postgres-server.mjs';
-import { findFreePort } from './processes.mjs';
+import { findFreePort, groupAlive, killGroup, sleep } from './processes.mjs';
 import { startRedis } from './redis-server.mjs';
 import { runtimePaths } from './runtime-folder.mjs';
 import { createUserFolder, removeUserFolder } from './user-folder.mjs';
@@ -122,6 +122,15 @@ export async function startQueueCluster({
 				cluster.main = await startMain();
 				await cluster.main.setupOwnerAndLogin();
 				return cluster.main;
+			},
+			/**
+			 * Kills a worker at once (SIGKILL to its process group, as when a machine or container dies),
+			 * and waits until it is gone.
+			 */
+			async killWorker(worker) {
+				killGroup(worker.pid, 'SIGKILL');
+				const until = Date.now() + 10_000;
+				while (groupAlive(worker.pid) && Date.now() < until) await sleep(100);
 			},
 			/** Executions each worker started: ids from its log. */
 			executionsByWorker: () =>

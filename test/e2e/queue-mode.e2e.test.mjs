@@ -43,6 +43,7 @@ let endingCollector;
 /** The calls of the burst of calls ending at once, and the service's attempts for each call_ended. */
 let endingRun;
 let historyAgent;
+let listAgent;
 const ids = {};
 
 const credentials = { voiceAgentApi: CREDENTIAL };
@@ -153,6 +154,57 @@ function endingWorkflow(agentId, collectorUrl) {
 				],
 			},
 			...connect('Once per event', 'Report the work'),
+		},
+	};
+}
+
+/**
+ * A webhook (a CRM's list) → one item per lead → Call → Create (node version 1.2, its default Skip
+ * Numbers Called in the Last (Minutes)), one call at a time, waiting for each to end.
+ */
+function callListWorkflow(agentId) {
+	return {
+		name: 'E2E queue: call a list of leads',
+		nodes: [
+			{
+				name: 'Leads',
+				type: 'n8n-nodes-base.webhook',
+				typeVersion: 2,
+				position: [0, 0],
+				webhookId: '7a2e9d2f-2004-4c11-9a01-00000000a004',
+				parameters: {
+					httpMethod: 'POST',
+					path: 'queue-call-list',
+					responseMode: 'onReceived',
+					options: {},
+				},
+			},
+			{
+				name: 'One item per lead',
+				type: 'n8n-nodes-base.splitOut',
+				typeVersion: 1,
+				position: [200, 0],
+				parameters: { fieldToSplitOut: 'body.leads', include: 'noOtherFields', options: {} },
+			},
+			{
+				name: 'Call each lead',
+				type: VOICE_AGENT,
+				typeVersion: 1.2,
+				position: [400, 0],
+				parameters: {
+					resource: 'call',
+					operation: 'create',
+					from: { __rl: true, mode: 'id', value: agentId },
+					to: '={{ $json.phone }}',
+					context: 'Your policy renews next month.',
+					options: { waitForEnd: true, maxWaitMinutes: 15, firstCheckSeconds: 1, callsAtOnce: 1 },
+				},
+				credentials,
+			},
+		],
+		connections: {
+			...connect('Leads', 'One item per lead'),
+			...connect('One item per lead', 'Call each lead'),
 		},
 	};
 }
@@ -321,13 +373,15 @@ before(async () => {
 	);
 	historyAgent = await api.call('POST', '/agent', { name: 'E2E History Desk', area_code: '212' });
 	endingAgent = await api.call('POST', '/agent', { name: 'E2E Busy Desk', area_code: '628' });
-	[ids.burst, ids.ending, ids.operations, ids.history] = await importWorkflows(
+	listAgent = await api.call('POST', '/agent', { name: 'E2E Renewals Desk', area_code: '332' });
+	[ids.burst, ids.ending, ids.operations, ids.history, ids.callList] = await importWorkflows(
 		cluster.main.userFolder,
 		[
 			burstWorkflow(burstAgent.id, collector.url),
 			endingWorkflow(endingAgent.id, endingCollector.url),
 			voiceAgentWorkflow(agents[1].id),
 			historyWorkflow(historyAgent.id, historyCollector.url),
+			callListWorkflow(listAgent.id),
 		],
 		options,
 	);
@@ -661,6 +715,102 @@ describe(
 			const late = await postConcurrently(registered, [callEnded(9000)]);
 			assert.equal(late.answers[0].status, 404, 'the webhook processor no longer knows the URL');
 			assert.equal(await executionCount(ids.burst), BURST + 2);
+		});
+
+		test('a worker killed while Call → Create places a list; running the workflow again phones nobody twice', async () => {
+			await cluster.main.rest.activateWorkflow(ids.callList);
+			await api.clearRequestLog();
+			const leads = Array.from({ length: 8 }, (_, index) => ({ phone: `+1332555010${index}` }));
+			const placedAlready = 3;
+			// Plays the people called: each call ends a second after it starts, until `state.endUpTo`
+			// calls have ended; later ones stay in progress.
+			const state = { endUpTo: placedAlready, ended: new Set(), stop: false };
+			const endCalls = (async () => {
+				const until = Date.now() + 300_000;
+				while (!state.stop && Date.now() < until) {
+					const { calls } = await api.call('GET', `/calls?agent_id=${listAgent.id}&limit=100`);
+					for (const call of calls) {
+						const age = Date.now() - Date.parse(call.created_at);
+						if (call.status !== 'in_progress' || age < 1000 || state.ended.size >= state.endUpTo)
+							continue;
+						state.ended.add(call.id);
+						await api.control('POST', `/calls/${call.id}/complete`, { status: 'completed' });
+					}
+					await sleep(250);
+				}
+			})();
+			const postsPerNumber = async () =>
+				tally(
+					(await api.requestLog())
+						.filter((entry) => entry.method === 'POST' && entry.path === '/v1/call')
+						.map((entry) => entry.body.to),
+				);
+			try {
+				const runList = () =>
+					fetch(cluster.webhookUrl('queue-call-list'), {
+						method: 'POST',
+						headers: { 'content-type': 'application/json' },
+						body: JSON.stringify({ leads }),
+					});
+				assert.equal((await runList()).status, 200);
+				// The kill lands while the fourth lead's call is in progress (three placed and ended).
+				const until = Date.now() + 120_000;
+				while (Object.keys(await postsPerNumber()).length < placedAlready + 1) {
+					assert.ok(Date.now() < until, 'the list reached its fourth lead');
+					await sleep(250);
+				}
+				const [first] = await cluster.main.rest.listExecutions({ workflowId: ids.callList });
+				const running = cluster.workers.find((worker) =>
+					worker.output().includes(`Worker started execution ${first.id}`),
+				);
+				assert.ok(running, `a worker runs execution ${first.id}`);
+				await cluster.killWorker(running);
+				log(
+					`killed the worker running execution ${first.id} with ${placedAlready + 1} calls placed`,
+				);
+
+				// Run the workflow again, as the docs say; the people answer the new calls.
+				state.endUpTo = Infinity;
+				assert.equal((await runList()).status, 200);
+				// The killed run's execution may stay "running" until n8n notices: wait for the new one.
+				let again;
+				const finishBy = Date.now() + 240_000;
+				while (!again) {
+					const list = await cluster.main.rest.listExecutions({ workflowId: ids.callList });
+					const next = list.find(
+						(execution) =>
+							String(execution.id) !== String(first.id) &&
+							!['new', 'running', 'waiting'].includes(execution.status),
+					);
+					if (next) again = await cluster.main.rest.getExecution(next.id);
+					else {
+						assert.ok(Date.now() < finishBy, `the new run finished: ${JSON.stringify(list)}`);
+						await sleep(500);
+					}
+				}
+				assert.equal(again.status, 'success');
+				const output = again.data.resultData.runData['Call each lead'][0].data.main[0].map(
+					(item) => item.json,
+				);
+				assert.deepEqual(
+					output.map((call) => [call.to, call.skipped === true]),
+					leads.map((lead, index) => [lead.phone, index <= placedAlready]),
+					'the numbers the killed run phoned are skipped, the rest placed',
+				);
+				const crashed = await cluster.main.rest.listExecutions({ workflowId: ids.callList });
+				log(
+					`the killed run's execution: ${crashed.find((execution) => String(execution.id) === String(first.id))?.status}`,
+				);
+				assert.deepEqual(
+					await postsPerNumber(),
+					Object.fromEntries(leads.map((lead) => [lead.phone, 1])),
+					'each number phoned once',
+				);
+			} finally {
+				state.stop = true;
+				await endCalls;
+				await cluster.main.rest.deactivateWorkflow(ids.callList);
+			}
 		});
 	},
 );
