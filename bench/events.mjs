@@ -1,11 +1,18 @@
 #!/usr/bin/env node
 // Event throughput: events per second through the Voice Agent Trigger beside n8n's own Webhook node,
 // on the same machine with the same load generator, in a single `n8n start` and in queue mode
-// (main, two workers, a webhook processor on Redis and PostgreSQL). A benchmark, not a test: it
-// prints a Markdown table.
+// (main, two workers, webhook processors behind a load balancer, on Redis and PostgreSQL). A
+// benchmark, not a test: it prints Markdown tables.
 //
-//   npm run bench:events -- [--mode single|queue|both] [--events 1000] [--concurrency 25] [--rounds 3]
+//   npm run bench:events -- [--mode single|queue|both|paced] [--events 1000] [--concurrency 25]
+//                           [--rounds 3] [--webhook-processors 1[,2]]
+//                           [--rates 5,10,15,20] [--seconds 20]   (paced only)
 //                           [--env NAME=VALUE ...]   (n8n settings for every n8n process)
+//
+// `paced` (bench/events-paced.mjs) sends as the service does, at steady rates per webhook processor,
+// each answer awaited at most 10 s, to the trigger with and without Include Call Details, in queue
+// mode with each number of webhook processors given: the rate at which answers stay within the
+// service's timeout.
 //
 // Each workflow is its trigger alone, answering at once. A round sends the same number of events to
 // each workflow in turn (the order rotates between rounds) and waits for every execution to finish:
@@ -25,6 +32,7 @@ import { startN8nServer } from '../scripts/lib/n8n-server.mjs';
 import { ensureRuntime } from '../scripts/lib/runtime-install.mjs';
 import { createUserFolder, removeUserFolder } from '../scripts/lib/user-folder.mjs';
 import { sandboxClient, startEmptySandbox } from '../test/e2e/support/sandbox-client.mjs';
+import { pacedTable, runPaced } from './events-paced.mjs';
 
 const { values: flags } = parseArgs({
 	options: {
@@ -32,6 +40,9 @@ const { values: flags } = parseArgs({
 		events: { type: 'string', default: '1000' },
 		concurrency: { type: 'string', default: '25' },
 		rounds: { type: 'string', default: '3' },
+		'webhook-processors': { type: 'string', default: '1' },
+		rates: { type: 'string', default: '5,10,15,20' },
+		seconds: { type: 'string', default: '20' },
 		// n8n settings for every process, e.g. --env N8N_EXPRESSION_ENGINE=legacy
 		env: { type: 'string', multiple: true, default: [] },
 	},
@@ -45,6 +56,8 @@ const N8N_SETTINGS = Object.fromEntries(
 const EVENTS = Number(flags.events);
 const CONCURRENCY = Number(flags.concurrency);
 const ROUNDS = Number(flags.rounds);
+const numbers = (list) => list.split(',').map(Number);
+const PROCESSORS = numbers(flags['webhook-processors']);
 const API_KEY = 'bench-key';
 const CREDENTIAL = { id: 'VoiceAgentBench1', name: 'Voice Agent (sandbox)' };
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
@@ -133,7 +146,7 @@ async function measure(target, url, rest, workflowId, round) {
 	};
 }
 
-async function runMode(mode, { runtime, pack, sandbox, api, agent }) {
+async function runMode(mode, { runtime, pack, sandbox, api, agent, processors = 1 }) {
 	const started = Date.now();
 	let stop;
 	let main;
@@ -143,6 +156,7 @@ async function runMode(mode, { runtime, pack, sandbox, api, agent }) {
 		const cluster = await startQueueCluster({
 			tarball: pack.tarball,
 			runtime,
+			webhookProcessors: processors,
 			extraEnv: N8N_SETTINGS,
 			log,
 		});
@@ -243,14 +257,46 @@ function table(mode, results) {
 async function main() {
 	const runtime = await ensureRuntime({ log });
 	const pack = await packPackage();
-	const sandbox = await startEmptySandbox(API_KEY);
+	// Calls placed for Include Call Details stay live for the whole benchmark (no call_ended of theirs).
+	const sandbox = await startEmptySandbox(API_KEY, { callDurationMs: 24 * 60 * 60 * 1000 });
 	const api = sandboxClient(sandbox, API_KEY);
+	const settingsNote = flags.env.length ? ` with ${flags.env.join(' ')}` : '';
 	try {
+		if (flags.mode === 'paced') {
+			const rows = [];
+			for (const processors of PROCESSORS) {
+				rows.push(
+					...(await runPaced({
+						runtime,
+						pack,
+						api,
+						sandbox,
+						credential: CREDENTIAL,
+						apiKey: API_KEY,
+						processors,
+						rates: numbers(flags.rates),
+						seconds: Number(flags.seconds),
+						settings: N8N_SETTINGS,
+						waitUntilDone,
+						log,
+					})),
+				);
+			}
+			console.log(
+				[
+					`Voice Agent Trigger in queue mode (two workers), n8n ${runtime.version}${settingsNote}, ` +
+						`events sent at a steady rate for ${flags.seconds} s each, answers awaited 10 s:`,
+					'',
+					...pacedTable(rows),
+				].join('\n'),
+			);
+			return;
+		}
 		const agent = await api.call('POST', '/agent', { name: 'Bench Agent', area_code: '415' });
 		const modes = flags.mode === 'both' ? ['single', 'queue'] : [flags.mode];
 		console.log(
 			[
-				`Events per second, n8n ${runtime.version}${flags.env.length ? ` with ${flags.env.join(' ')}` : ''}, ` +
+				`Events per second, n8n ${runtime.version}${settingsNote}, ` +
 					`${EVENTS} events per round at ${CONCURRENCY} in flight, median of ${ROUNDS} rounds:`,
 				'',
 				'| n8n | workflow | accepted/s | done/s | vs Webhook node | lost |',
@@ -258,12 +304,18 @@ async function main() {
 			].join('\n'),
 		);
 		for (const mode of modes) {
-			const load = os.loadavg()[0];
-			const results = await runMode(mode, { runtime, pack, sandbox, api, agent });
-			console.log(table(mode === 'queue' ? 'queue mode' : 'n8n start', results).join('\n'));
-			log(
-				`${mode}: load average ${load.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after (${os.cpus().length} cores)`,
-			);
+			for (const processors of mode === 'queue' ? PROCESSORS : [1]) {
+				const load = os.loadavg()[0];
+				const results = await runMode(mode, { runtime, pack, sandbox, api, agent, processors });
+				const label =
+					mode === 'queue'
+						? `queue mode, ${processors} webhook processor${processors > 1 ? 's' : ''}`
+						: 'n8n start';
+				console.log(table(label, results).join('\n'));
+				log(
+					`${mode}: load average ${load.toFixed(1)} before, ${os.loadavg()[0].toFixed(1)} after (${os.cpus().length} cores)`,
+				);
+			}
 		}
 	} finally {
 		await sandbox.close();

@@ -89,3 +89,20 @@ export async function startCollector() {
 			}),
 	};
 }
+
+/**
+ * Runs `send(item, index)` for each item at a steady pace, `perSecond` starts a second, without
+ * waiting for earlier ones to finish (as a service sends events, whatever the receiver's speed).
+ * Resolves with every result, in order, once all have settled.
+ */
+export async function atPace(items, perSecond, send) {
+	const started = performance.now();
+	const pending = [];
+	for (const [index, item] of items.entries()) {
+		const due = started + (index * 1000) / perSecond;
+		const wait = due - performance.now();
+		if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+		pending.push(Promise.resolve().then(() => send(item, index)));
+	}
+	return await Promise.allSettled(pending);
+}

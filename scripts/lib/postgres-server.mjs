@@ -1,9 +1,12 @@
 // A throwaway PostgreSQL for n8n's queue mode: a new cluster in a temp folder, a free port on
-// 127.0.0.1, one password-protected user, databases made on request, stopped and removed afterwards.
+// 127.0.0.1, one password-protected user and its databases, stopped and removed afterwards. The
+// server is the pinned PostgreSQL from the registry (postgres-install.mjs), a version n8n supports.
 //
 // PostgreSQL refuses to run as root. Run by a normal user, the cluster is that user's; run as root
-// (CI machines), it belongs to the `postgres` system user that Debian's package creates, and the
-// server programs run as that user (Node's spawn with uid/gid; no sudo). Node built-ins only.
+// (CI machines), it belongs to the `postgres` system user (created when missing, as Debian's package
+// would), and the server programs run as that user (Node's spawn with uid/gid; no sudo). That user
+// cannot reach root's cache folder, so as root the programs are copied into the cluster's folder
+// first. Node built-ins only.
 
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -12,31 +15,64 @@ import os from 'node:os';
 import path from 'node:path';
 
 import { startLongRunning } from './long-running.mjs';
+import { ensurePostgres } from './postgres-install.mjs';
 import { findFreePort, runCaptured, tail } from './processes.mjs';
-import { ensurePrograms } from './system-programs.mjs';
 
 const SERVICE_USER = 'postgres';
 const DB_USER = 'n8n';
 
+const passwdEntry = () => {
+	const entry = spawnSync('getent', ['passwd', SERVICE_USER], { encoding: 'utf8' });
+	return entry.status === 0 ? entry.stdout.trim().split(':') : [];
+};
+
 /** uid and gid of the user the cluster runs as: none (this process's) unless this runs as root. */
 function clusterOwner() {
 	if (process.getuid?.() !== 0) return {};
-	const entry = spawnSync('getent', ['passwd', SERVICE_USER], { encoding: 'utf8' });
-	const fields = entry.status === 0 ? entry.stdout.trim().split(':') : [];
+	let fields = passwdEntry();
+	if (fields.length < 4) {
+		// The system user Debian's postgresql package would create: no home, no login.
+		spawnSync(
+			'useradd',
+			[
+				'--system',
+				'--user-group',
+				'--no-create-home',
+				'--home-dir',
+				'/nonexistent',
+				'--shell',
+				'/usr/sbin/nologin',
+				SERVICE_USER,
+			],
+			{ stdio: 'ignore' },
+		);
+		fields = passwdEntry();
+	}
 	if (fields.length < 4) {
 		throw new Error(
 			`PostgreSQL refuses to run as root, and there is no "${SERVICE_USER}" user to run it as ` +
-				"(Debian's postgresql package creates one). Run the tests as a normal user, or create that user.",
+				'(`useradd --system postgres` failed). Run the tests as a normal user, or create that user.',
 		);
 	}
 	return { uid: Number(fields[2]), gid: Number(fields[3]) };
 }
 
+/** The programs' tree as the owner can reach it: as root, a copy inside the cluster's folder. */
+function reachableInstall(native, owner, dir) {
+	if (owner.uid === undefined) return native;
+	const copy = path.join(dir, 'postgresql');
+	// Static libraries, headers and build files are not needed to run a server.
+	const needed = (source) => !/\.a$|[/\\]pgxs([/\\]|$)|[/\\]include([/\\]|$)/.test(source);
+	fs.cpSync(native, copy, { recursive: true, verbatimSymlinks: true, filter: needed });
+	return copy;
+}
+
 /** Runs a PostgreSQL program to its end, as the cluster's owner; throws with its output if it fails. */
-async function runProgram(bin, program, args, { owner, env, what }) {
+async function runProgram(bin, program, args, { owner, env, what, input }) {
 	const result = await runCaptured(path.join(bin, program), args, {
 		env,
 		timeoutMs: 120_000,
+		input,
 		...owner,
 	});
 	if (result.code !== 0)
@@ -45,17 +81,19 @@ async function runProgram(bin, program, args, { owner, env, what }) {
 }
 
 /**
- * Starts a new PostgreSQL cluster (installed first when missing, see ensurePrograms).
- * `createDatabase(name)` makes a database and returns n8n's DB_* settings for it.
- * Durability is off (fsync, synchronous commit): the data is thrown away anyway.
+ * Starts a new PostgreSQL cluster of the pinned version (installed first when missing) with the
+ * databases named. `settingsFor(name)` gives n8n's DB_* settings for one of them. Durability is off
+ * (fsync, synchronous commit): the data is thrown away anyway.
+ * @param {{ databases?: string[], log?: (line: string) => void }} [options]
  */
-export async function startPostgres({ log } = {}) {
-	const { postgres: bin } = await ensurePrograms(['postgres'], { log });
+export async function startPostgres({ databases = ['n8n'], log } = {}) {
+	const installed = await ensurePostgres({ log });
 	const owner = clusterOwner();
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'voice-agent-postgres-'));
 	const remove = () => fs.rmSync(dir, { recursive: true, force: true });
 	try {
 		if (owner.uid !== undefined) fs.chownSync(dir, owner.uid, owner.gid);
+		const bin = path.join(reachableInstall(installed.native, owner, dir), 'bin');
 		const password = randomBytes(18).toString('base64url');
 		const passwordFile = path.join(dir, 'password');
 		fs.writeFileSync(passwordFile, `${password}\n`, { mode: 0o600 });
@@ -80,6 +118,17 @@ export async function startPostgres({ log } = {}) {
 			{ owner, env, what: 'initdb' },
 		);
 		fs.rmSync(passwordFile);
+		// The package ships no client programs (createdb, psql): the databases are made in
+		// single-user mode, before the server starts.
+		for (const name of databases) {
+			if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`not a plain database name: ${name}`);
+			await runProgram(bin, 'postgres', ['--single', '-D', data, '-F', 'postgres'], {
+				owner,
+				env,
+				what: `CREATE DATABASE ${name}`,
+				input: `CREATE DATABASE ${name};\n`,
+			});
+		}
 
 		const port = await findFreePort();
 		const server = await startLongRunning(
@@ -114,22 +163,17 @@ export async function startPostgres({ log } = {}) {
 				timeoutMs: 60_000,
 			},
 		);
-		const clientEnv = { ...env, PGPASSWORD: password };
 		return {
 			host: '127.0.0.1',
 			port,
 			user: DB_USER,
 			password,
+			version: installed.version,
 			dir,
 			logFile: server.logFile,
-			/** Creates a database and returns the n8n settings (DB_*) that point at it. */
-			async createDatabase(name) {
-				await runProgram(
-					bin,
-					'createdb',
-					['-h', '127.0.0.1', '-p', String(port), '-U', DB_USER, name],
-					{ owner: {}, env: clientEnv, what: `createdb ${name}` },
-				);
+			/** n8n's settings (DB_*) for one of the databases made at the start. */
+			settingsFor(name) {
+				if (!databases.includes(name)) throw new Error(`no database ${name} was made`);
 				return {
 					DB_TYPE: 'postgresdb',
 					DB_POSTGRESDB_HOST: '127.0.0.1',

@@ -100,15 +100,16 @@ export function untrackProcessGroup(pgid) {
  * (trackProcessGroup). `uid`/`gid` run it as another user (when this process runs as root).
  * @param {string} command
  * @param {string[]} args
- * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, uid?: number, gid?: number }} [options]
+ * `stdin: true` gives it a standard input to write to (child.stdin); otherwise it has none.
+ * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, uid?: number, gid?: number, stdin?: boolean }} [options]
  */
-export function spawnGroup(command, args, { cwd, env, uid, gid } = {}) {
+export function spawnGroup(command, args, { cwd, env, uid, gid, stdin = false } = {}) {
 	const child = spawn(command, args, {
 		cwd,
 		env,
 		uid,
 		gid,
-		stdio: ['ignore', 'pipe', 'pipe'],
+		stdio: [stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
 		detached: true, // its own process group: ending it ends everything it started
 	});
 	if (child.pid) trackProcessGroup(child.pid);
@@ -120,20 +121,26 @@ export function spawnGroup(command, args, { cwd, env, uid, gid } = {}) {
  * and so does the end of the command (helpers it left behind go with it).
  * @param {string} command
  * @param {string[]} args
- * `uid`/`gid` run it as another user (when this process runs as root).
+ * `uid`/`gid` run it as another user (when this process runs as root); `input` is written to its
+ * standard input, which is then closed.
  * @param {{ cwd?: string, env?: NodeJS.ProcessEnv, uid?: number, gid?: number, timeoutMs?: number,
- *   onOutput?: (chunk: Buffer) => void }} [options]
+ *   onOutput?: (chunk: Buffer) => void, input?: string }} [options]
  * @returns {Promise<{ code: number | null, signal: string | null, stdout: string, stderr: string,
  *   output: string, ms: number, timedOut: boolean }>}
  */
 export function runCaptured(
 	command,
 	args,
-	{ cwd, env, uid, gid, timeoutMs = 300_000, onOutput } = {},
+	{ cwd, env, uid, gid, timeoutMs = 300_000, onOutput, input } = {},
 ) {
 	return new Promise((resolve, reject) => {
 		const started = Date.now();
-		const child = spawnGroup(command, args, { cwd, env, uid, gid });
+		const child = spawnGroup(command, args, { cwd, env, uid, gid, stdin: input !== undefined });
+		if (input !== undefined) {
+			// A program that exits before reading all of it closes the pipe: its exit code tells.
+			child.stdin.on('error', () => {});
+			child.stdin.end(input);
+		}
 		let stdout = '';
 		let stderr = '';
 		let output = '';

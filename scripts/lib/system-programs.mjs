@@ -1,6 +1,7 @@
-// Programs the queue-mode tests need from the operating system (Redis, PostgreSQL): found on PATH or
-// where Debian puts them, installed with apt-get when missing and the scripts run as root on Debian,
-// otherwise a message that says what to install. Node built-ins only.
+// Programs the queue-mode tests need from the operating system (Redis; no npm package ships it):
+// found on PATH or where Debian puts them, installed with apt-get when missing and the scripts run as
+// root on Debian, otherwise a message that says what to install. PostgreSQL comes from the registry
+// instead (postgres-install.mjs). Node built-ins only.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,34 +26,6 @@ export function onPath(name) {
 	return undefined;
 }
 
-/** Debian keeps PostgreSQL's server programs in /usr/lib/postgresql/<major>/bin, off PATH. */
-function debianPostgresBin() {
-	const root = '/usr/lib/postgresql';
-	let majors = [];
-	try {
-		majors = fs.readdirSync(root).filter((entry) => /^\d+$/.test(entry));
-	} catch {
-		return undefined;
-	}
-	const newest = majors
-		.sort((a, b) => Number(b) - Number(a))
-		.find((major) => {
-			return isExecutable(path.join(root, major, 'bin', 'postgres'));
-		});
-	return newest && path.join(root, newest, 'bin');
-}
-
-/** The folder holding postgres, initdb and createdb: on PATH, else Debian's. */
-function postgresBin() {
-	const onPathPostgres = onPath('postgres');
-	if (onPathPostgres) {
-		// PATH may hold links to Debian's folder: the folder of the real file has every program.
-		const dir = path.dirname(fs.realpathSync(onPathPostgres));
-		if (['initdb', 'createdb'].every((name) => isExecutable(path.join(dir, name)))) return dir;
-	}
-	return debianPostgresBin();
-}
-
 /** What the queue-mode tests need, how to find it, and the Debian package that has it. */
 export const PROGRAMS = Object.freeze({
 	redis: {
@@ -61,11 +34,6 @@ export const PROGRAMS = Object.freeze({
 		find: () =>
 			onPath('redis-server') ??
 			(isExecutable('/usr/bin/redis-server') ? '/usr/bin/redis-server' : undefined),
-	},
-	postgres: {
-		label: 'PostgreSQL (postgres, initdb, createdb)',
-		debianPackage: 'postgresql',
-		find: postgresBin,
 	},
 });
 
@@ -78,8 +46,8 @@ function whatToInstall(missing) {
 	return (
 		`The queue-mode tests need ${names}, which this machine lacks. ` +
 		`On Debian or Ubuntu: \`sudo apt-get install ${packages}\` (the tests install them themselves ` +
-		'when they run as root on Debian). Elsewhere install Redis 6 or later and PostgreSQL 13 or ' +
-		'later so that redis-server, postgres, initdb and createdb are on PATH.'
+		'when they run as root on Debian). Elsewhere install Redis 6 or later so that redis-server is ' +
+		'on PATH.'
 	);
 }
 
@@ -100,7 +68,7 @@ async function aptGet(args, log) {
  * The paths of the programs named (keys of PROGRAMS), installing their Debian packages with apt-get
  * when some are missing and this runs as root on Debian. Throws with what to install otherwise.
  * @param {Array<keyof typeof PROGRAMS>} names
- * @returns {Promise<Record<string, string>>} each name's path (redis: the binary; postgres: its bin folder)
+ * @returns {Promise<Record<string, string>>} each name's path
  */
 export async function ensurePrograms(names, { log = () => {} } = {}) {
 	const find = () => Object.fromEntries(names.map((name) => [name, PROGRAMS[name].find()]));
