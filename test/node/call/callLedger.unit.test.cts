@@ -8,6 +8,7 @@
 import {
 	advance,
 	callsCounted,
+	claimSlot,
 	ledgerOf,
 	type CallRecord,
 } from '../../../nodes/VoiceAgent/actions/call/callLedger';
@@ -68,6 +69,18 @@ describe('Max Calls per Run', () => {
 		];
 		states.forEach((state, index) => (ledger.records[String(index)] = record(state as never)));
 		expect(callsCounted(ledger)).toBe(6);
+	});
+
+	test('a slot claimed again for another call keeps the earlier record, which goes on counting', () => {
+		const ledger = {
+			records: { '0:0': record('placed') } as Record<string, CallRecord>,
+			sentAt: [],
+		};
+		claimSlot(ledger, '0:0', { ...record('claimed'), to: '+14155550199' });
+		claimSlot(ledger, '0:0', { ...record('notSent'), to: '+14155550198' });
+		claimSlot(ledger, '0:0', { ...record('claimed'), to: '+14155550197' });
+		expect(Object.keys(ledger.records).sort()).toEqual(['0:0', '0:0~1', '0:0~2']);
+		expect(callsCounted(ledger)).toBe(3);
 	});
 
 	test('fails at the limit, naming it; 0 is no limit', () => {

@@ -155,11 +155,19 @@ export function callsCounted(ledger: CallLedger): number {
 	return count;
 }
 
-/** The calls of a node run that were placed and not seen to end: they hold Calls at Once's slots. */
-export function liveCallsOfRun(ledger: CallLedger, run: number): CallRecord[] {
-	return Object.values(ledger.records).filter(
-		(record) => record.run === run && record.state === 'placed' && record.callId !== undefined,
-	);
+/**
+ * Puts a new record in the slot. A record already there for another call (the slot's item now names
+ * another number or agent, e.g. *Retry with currently saved workflow*) is kept under a key of its own:
+ * it may have phoned someone, so Max Calls per Run must go on counting it.
+ */
+export function claimSlot(ledger: CallLedger, slot: string, record: CallRecord): void {
+	const earlier = ledger.records[slot];
+	if (earlier && MAY_HAVE_CALLED.has(earlier.state)) {
+		let index = 1;
+		while (ledger.records[`${slot}~${index}`]) index++;
+		ledger.records[`${slot}~${index}`] = earlier;
+	}
+	ledger.records[slot] = record;
 }
 
 /** Notes that a call was seen to end, wherever it was seen. */

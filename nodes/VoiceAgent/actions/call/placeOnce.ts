@@ -7,6 +7,7 @@ import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
 import {
 	advance,
+	claimSlot,
 	ledgerOf,
 	runIndexOf,
 	slotOf,
@@ -135,7 +136,7 @@ export async function placeOnce(
 			executionId: context.getExecutionId(),
 			...(runsAsTool(context) ? {} : { run: runIndexOf(context) }),
 		};
-		ledger.records[slot] = record;
+		claimSlot(ledger, slot, record);
 		const flight = startFlight(ledger, [slot, numberKey], item.itemIndex, record);
 		try {
 			const recent = await recentlyCalled(context, item.filter, item.windowMinutes);
@@ -172,13 +173,13 @@ async function sameNumberOutcome(
 	if (firstRecord.state === 'notSent') return undefined;
 	const base = { agent: item.agent, to: item.body.to, executionId: context.getExecutionId() };
 	if (!call || firstRecord.callId === undefined) {
-		ledger.records[slot] = { ...base, state: 'unknown' };
+		claimSlot(ledger, slot, { ...base, state: 'unknown' });
 		throw mayHaveBeenPlacedError(context, item, firstRecord, 'an earlier item of this run');
 	}
 	const skipReason =
 		firstRecord.state === 'skipped'
 			? (firstRecord.why as string)
 			: `Item ${itemIndex} of this run called ${item.body.to} already (call ${call.id}), so it was not called again`;
-	ledger.records[slot] = { ...base, state: 'skipped', callId: call.id, why: skipReason };
+	claimSlot(ledger, slot, { ...base, state: 'skipped', callId: call.id, why: skipReason });
 	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
 }
