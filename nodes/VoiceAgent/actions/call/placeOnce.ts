@@ -72,30 +72,34 @@ async function placedBefore(
 	return { ...call, skipped: true, skipReason };
 }
 
-/** What an earlier record of the item's slot means now; undefined: nothing placed, dial. */
-async function fromEarlierRecord(
+/** What an earlier record of the item's slot says, read without awaiting anything. */
+type Earlier =
+	/** Being placed right now by a concurrent use: wait for it, then look again. */
+	| { wait: Flight }
+	/** Placed (or found as skipped) before: output it. */
+	| { placed: CallRecord }
+	/** Sent before, outcome not known: never dial again. */
+	| { unknown: CallRecord }
+	/** Nothing placed for this call yet: dial. */
+	| undefined;
+
+function earlierRecord(
 	context: IExecuteFunctions,
 	ledger: CallLedger,
 	item: ItemCall,
 	slot: string,
-): Promise<Call | SkippedCall | undefined> {
-	for (;;) {
-		const record = ledger.records[slot];
-		const sameCall =
-			record?.to === item.body.to &&
-			(record.agent === '' || record.agent === item.agent || runsAsTool(context));
-		if (!record || !sameCall) return undefined;
-		const flight = flightOf(ledger, slot);
-		if (flight) {
-			// Another use of the tool is placing this call right now: its outcome is this one's.
-			await flight.settled;
-			continue;
-		}
-		if (record.callId !== undefined) return await placedBefore(context, item, record);
-		// Claimed and not sent (a try that stopped before sending) placed nothing; neither did a refusal.
-		if (['claimed', 'notSent', 'skipped'].includes(record.state)) return undefined;
-		throw mayHaveBeenPlacedError(context, item, record, 'an earlier run of this node');
-	}
+): Earlier {
+	const record = ledger.records[slot];
+	const sameCall =
+		record?.to === item.body.to &&
+		(record.agent === '' || record.agent === item.agent || runsAsTool(context));
+	if (!record || !sameCall) return undefined;
+	const flight = flightOf(ledger, slot);
+	if (flight) return { wait: flight };
+	if (record.callId !== undefined) return { placed: record };
+	// Claimed and not sent (a try that stopped before sending) placed nothing; neither did a refusal.
+	if (['claimed', 'notSent', 'skipped'].includes(record.state)) return undefined;
+	return { unknown: record };
 }
 
 /**
@@ -113,21 +117,28 @@ export async function placeOnce(
 ): Promise<Call | SkippedCall> {
 	const ledger = ledgerOf(context, item.itemIndex);
 	const slot = slotOf(context, item.itemIndex, item.body.to);
-	const earlier = await fromEarlierRecord(context, ledger, item, slot);
-	if (earlier) return earlier;
 	// One call per number and node run while the window is on: a later item waits for the first one.
 	const numberKey =
 		item.windowMinutes > 0 && !runsAsTool(context)
 			? `${runIndexOf(context)}|${item.agent}>${item.body.to}`
 			: undefined;
+	// Every check below reads the ledger and ends in an await only to look again from the top: from the
+	// top of the loop to the claim nothing awaits, so the checks and the claim are one step.
 	for (;;) {
+		const earlier = earlierRecord(context, ledger, item, slot);
+		if (earlier && 'wait' in earlier) {
+			await earlier.wait.settled;
+			continue;
+		}
+		if (earlier && 'placed' in earlier) return await placedBefore(context, item, earlier.placed);
+		if (earlier)
+			throw mayHaveBeenPlacedError(context, item, earlier.unknown, 'an earlier run of this node');
 		const first = numberKey ? flightOf(ledger, numberKey) : undefined;
 		if (first) {
 			const outcome = await sameNumberOutcome(context, ledger, item, slot, first);
 			if (outcome) return outcome;
 			continue;
 		}
-		// From here to the claim nothing awaits: the check and the claim are one step.
 		checkCallLimit(ledger, validate, item.maxCalls, item.body.to);
 		const record: CallRecord = {
 			agent: item.agent,
