@@ -7,7 +7,8 @@ import {
 	type TranscriptFormat,
 } from '../shared/parameters/transcriptFormat';
 import { isPlainObject } from '../shared/validation';
-import { acceptOnce, dedupeKey, wasAccepted } from './redeliveries';
+import { answer, answerDuplicate, refuse, settleOnAnswer } from './answers';
+import { beginHandling, dedupeKey, forget, recordHandled, stateOf } from './redeliveries';
 import { isTokenOf, registrations } from './registration';
 import { TOKEN_PARAMETER } from './webhookToken';
 
@@ -20,21 +21,6 @@ function authenticRegistration(
 	if (typeof token !== 'string' || token === '') return undefined;
 	const match = Object.entries(registrations(context)).find(([, saved]) => isTokenOf(saved, token));
 	return match && { url: match[0], agentId: match[1].agentId };
-}
-
-function answer(
-	context: IWebhookFunctions,
-	status: number,
-	body: IDataObject,
-): IWebhookResponseData {
-	const response = context.getResponseObject();
-	response.status(status).json(body);
-	return { noWebhookResponse: true };
-}
-
-/** A redelivery of an event this process accepted: answered 2xx so the service stops, starting nothing. */
-function duplicate(context: IWebhookFunctions): IWebhookResponseData {
-	return answer(context, 200, { received: true, duplicate: true });
 }
 
 /**
@@ -65,14 +51,14 @@ async function addCallDetails(
 
 /**
  * Turns one delivery from the service into one workflow item. Deliveries without the token, or not
- * shaped as an event, start nothing; events the user did not select, and redeliveries of an event
- * already accepted, are acknowledged and dropped.
+ * shaped as an event, start nothing; events the user did not select are acknowledged and dropped.
+ * A delivery the trigger cannot accept now (the event is being handled, or its call details cannot
+ * be read in time) is answered non-2xx without an execution, so the service delivers it again; a
+ * redelivery of an event already handled is answered 2xx and starts nothing.
  */
 export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const registration = authenticRegistration(this);
-	if (!registration) {
-		return answer(this, 401, { error: 'Unauthorized', message: 'Missing or wrong token' });
-	}
+	if (!registration) return refuse(this, 'unauthorized');
 	const body = this.getBodyData() as unknown;
 	if (!isPlainObject(body) || typeof body.event_type !== 'string' || body.event_type === '') {
 		return answer(this, 400, {
@@ -91,26 +77,45 @@ export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookRes
 		timestamp: body.timestamp ?? null,
 		data: body.data ?? {},
 	};
-	event.dedupe_key = dedupeKey(event);
-	if (wasAccepted(registration.url, event.dedupe_key as string)) return duplicate(this);
+	const key = dedupeKey(event);
+	event.dedupe_key = key;
+	const includeCallDetails = this.getNodeParameter('options.includeCallDetails', false) === true;
+	const withDetails =
+		includeCallDetails && body.event_type === 'call_ended' && typeof body.call_id === 'string';
+	// Read before the event is claimed: a wrong setting fails the run, where the user sees it.
+	const format = withDetails
+		? readTranscriptFormat(
+				this.getNode(),
+				this.getNodeParameter('options.transcriptFormat', 'entries'),
+			)
+		: 'entries';
+	const known = stateOf(registration.url, key);
+	if (known?.inFlight === true) return refuse(this, 'in-flight');
+	if (known) return answerDuplicate(this, known.answer);
+	// Claimed before any await: a concurrent delivery of the same event is refused, not run twice.
+	beginHandling(registration.url, key);
 	// n8n's expression sandbox refuses the name `arguments` (`$json.data.arguments` fails), so a tool
 	// call's name and arguments are also given under names that expressions can reach.
 	if (body.event_type === 'tool_call' && isPlainObject(body.data)) {
 		event.tool_name = body.data.name ?? null;
 		event.tool_arguments = isPlainObject(body.data.arguments) ? body.data.arguments : {};
 	}
-	const includeCallDetails = this.getNodeParameter('options.includeCallDetails', false) === true;
-	if (includeCallDetails && body.event_type === 'call_ended' && typeof body.call_id === 'string') {
-		// The webhook budget keeps the answer inside the sender's delivery timeout: when the details
-		// cannot be had quickly, n8n answers 500 and the service delivers the event again later.
-		const format = readTranscriptFormat(
-			this.getNode(),
-			this.getNodeParameter('options.transcriptFormat', 'entries'),
-		);
-		await addCallDetails(this, event, registration.agentId, format);
+	if (withDetails) {
+		try {
+			await addCallDetails(this, event, registration.agentId, format);
+		} catch (error) {
+			// The webhook budget keeps this answer inside the sender's delivery timeout; the event comes
+			// again and is handled then.
+			forget(registration.url, key);
+			return refuse(this, 'details-unavailable', (error as Error).message);
+		}
 	}
-	// Recorded only now: an event whose details could not be had is answered 500 and comes again.
-	if (!acceptOnce(registration.url, event.dedupe_key as string)) return duplicate(this);
+	// Immediately: accepting is handling. Otherwise the event is handled once its run answered 2xx.
+	if (this.getNodeParameter('responseMode', 'onReceived') === 'onReceived') {
+		recordHandled(registration.url, key);
+	} else {
+		settleOnAnswer(this, registration.url, key, body.event_type === 'tool_call');
+	}
 	return {
 		webhookResponse: { received: true },
 		workflowData: [this.helpers.returnJsonArray([event])],

@@ -1,6 +1,8 @@
 /** Helpers of the Voice Agent Trigger suites: the webhook the trigger registers, as the service holds it. */
 import { createHash } from 'node:crypto';
 
+import { createRequire } from 'node:module';
+
 import { upsertAgent, wire, type WireRequest } from '../../support/api.cts';
 import type { TestSandbox } from '../../support/sandbox.cts';
 
@@ -32,4 +34,24 @@ export function tokenBits(token: string): number {
 	if (/^[0-9a-f]+$/i.test(token)) return token.length * 4;
 	if (/^[A-Za-z0-9_-]+$/.test(token)) return token.length * 6;
 	return 0;
+}
+
+/**
+ * What the trigger logs at n8n's warn level during a test: n8n-core's node contexts log through the
+ * Logger in n8n's DI container, the same one n8n's own server uses.
+ */
+export function useWarnings(): { messages(): string[]; metadata(): unknown[] } {
+	// n8n-core's own copies of n8n's DI container and Logger, not the package's top-level ones.
+	const fromCore = createRequire(require.resolve('n8n-core'));
+	const { Container } = fromCore('@n8n/di') as typeof import('@n8n/di');
+	const { Logger } = fromCore('@n8n/backend-common') as typeof import('@n8n/backend-common');
+	let spy: jest.SpyInstance | undefined;
+	beforeEach(() => {
+		spy = jest.spyOn(Container.get(Logger), 'warn');
+	});
+	afterEach(() => spy?.mockRestore());
+	return {
+		messages: () => (spy?.mock.calls ?? []).map((call) => String(call[0])),
+		metadata: () => (spy?.mock.calls ?? []).map((call) => call[1] as unknown),
+	};
 }

@@ -36,7 +36,10 @@ export type ResponseMode = 'onReceived' | 'lastNode' | 'responseNode';
  * node sends, in the response modes lastNode / responseNode. A throw is a failed execution, which n8n
  * answers with a 500.
  */
-export type WorkflowAnswer = (items: IDataObject[], responseMode: ResponseMode) => IDataObject;
+export type WorkflowAnswer = (
+	items: IDataObject[],
+	responseMode: ResponseMode,
+) => IDataObject | Promise<IDataObject>;
 
 /** One request that reached the receiver, and how it was answered. */
 export interface ReceivedRequest {
@@ -55,6 +58,8 @@ export interface ReceivedRequest {
 export interface StartedExecution {
 	kind: WebhookKind;
 	items: IDataObject[];
+	/** An execution n8n starts, failed, when webhook() throws: it shows in the executions list. */
+	failed?: true;
 }
 
 export class WebhookServer {
@@ -123,7 +128,7 @@ export class WebhookServer {
 	): Promise<void> {
 		const url = new URL(request.url ?? '/', this.origin);
 		const raw = await readBody(request);
-		const send = (status: number, body: unknown) => {
+		let send = (status: number, body: unknown) => {
 			response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
 			response.end(JSON.stringify(body));
 		};
@@ -158,6 +163,8 @@ export class WebhookServer {
 		const express = expressPair(request, response, url, query, parsed.body);
 		additionalData.httpRequest = express.httpRequest;
 		additionalData.httpResponse = express.httpResponse;
+		// From here n8n answers through the same express response it gave the node.
+		send = (status, body) => void express.httpResponse.status(status).json(body);
 		const context = new WebhookContext(
 			workflow,
 			node,
@@ -174,6 +181,8 @@ export class WebhookServer {
 			result = await trigger.nodeType.webhook.call(context);
 		} catch (error) {
 			entry.error = error as Error;
+			// n8n answers 500 and records a failed execution of the workflow (Error Workflows fire).
+			this.executions.push({ kind, items: [{}], failed: true });
 			return answer(500, { code: 0, message: 'Error in workflow' });
 		}
 
@@ -228,7 +237,7 @@ export class WebhookServer {
 		try {
 			if (!workflowAnswer)
 				throw new Error(`No workflowAnswer given for response mode ${responseMode}`);
-			produced = workflowAnswer(items, responseMode);
+			produced = await workflowAnswer(items, responseMode);
 		} catch (error) {
 			entry.error = error as Error;
 			return answer(500, { code: 0, message: 'Error in workflow' });

@@ -31,7 +31,12 @@ import {
 } from './trigger-webhooks.cts';
 
 export type { Registration } from './trigger-activation.cts';
-export type { ReceivedRequest, ResponseMode, StartedExecution } from './trigger-webhooks.cts';
+export type {
+	ReceivedRequest,
+	ResponseMode,
+	StartedExecution,
+	WorkflowAnswer,
+} from './trigger-webhooks.cts';
 export {
 	TRIGGER_NODE_NAME,
 	TRIGGER_TYPE,
