@@ -500,7 +500,23 @@ describe('events at the test URL', () => {
 });
 
 describe('answering the service in time', () => {
-	test('"Include Call Details" under a long rate limit: n8n answers 500 within seconds, so the service delivers again', async () => {
+	test('"Include Call Details" while GET /call hangs: answered 503 within 7 s, without an execution; the next delivery, once the service answers, starts the workflow once', async () => {
+		const { call, trigger } = await activeTrigger({ options: { includeCallDetails: true } });
+		// Both attempts of the trigger's read hang for 20 s.
+		await sandbox.faults({ latency_ms: 20_000, match: 'GET /call', times: 2 });
+
+		const started = Date.now();
+		const answer = await sendEvent(call.id, { event_type: 'call_ended' });
+
+		expect(Date.now() - started).toBeLessThan(7_500);
+		expect(answer.status).toBe(503);
+		await trigger.waitForExecutions(1);
+		expect(trigger.executions).toHaveLength(1);
+		expect(trigger.executions[0].failed).toBeUndefined();
+		expect(trigger.executions[0].items[0].call).toEqual(await getCall(sandbox, call.id));
+	}, 20_000);
+
+	test('"Include Call Details" under a long rate limit: answered 503 within seconds, without an execution, so the service delivers again', async () => {
 		const { call, trigger } = await activeTrigger({ options: { includeCallDetails: true } });
 		// One token per 30 s on GET /call: this request takes it, so the trigger's fetch would wait about 30 s.
 		await sandbox.faults({ rate_limit_per_s: 1 / 30, match: 'GET /call' });
