@@ -9,7 +9,7 @@ import {
 import { isPlainObject } from '../shared/validation';
 import { answer, answerDuplicate, refuse, settleOnAnswer } from './answers';
 import { beginHandling, dedupeKey, forget, recordHandled, stateOf } from './redeliveries';
-import { isTokenOf, registrations } from './registration';
+import { isTokenOf, registrations } from './registrationStore';
 import { TOKEN_PARAMETER } from './webhookToken';
 
 /** The registration (by its URL) whose token the request carries, if any: test or production. */
