@@ -299,6 +299,32 @@ describe.each([
 		]);
 	});
 
+	test('a run that succeeded after the sender stopped waiting still counts: the redelivery starts nothing', async () => {
+		const run = gate<IDataObject>();
+		let runs = 0;
+		const { call, trigger, webhook } = await triggerWith(() => {
+			runs++;
+			return run.opened;
+		});
+		const body = JSON.stringify(event(call.id));
+
+		// The service gives up on the first delivery (its 10 s timeout, here 300 ms) while the run goes on.
+		const first = fetch(webhook, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body,
+			signal: AbortSignal.timeout(300),
+		});
+		await trigger.waitForExecutions(1);
+		await expect(first).rejects.toThrow();
+		run.open({ logged: true });
+		await sleep(50);
+		const again = await post(webhook, body);
+
+		expect(again).toEqual({ status: 200, body: { received: true, duplicate: true } });
+		expect(runs).toBe(1);
+	});
+
 	test('a redelivery while the first run is under way, which then fails: the next redelivery starts the workflow again', async () => {
 		const run = gate<IDataObject>();
 		let runs = 0;
