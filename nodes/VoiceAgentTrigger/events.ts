@@ -8,7 +8,7 @@ import {
 } from '../shared/parameters/transcriptFormat';
 import { isPlainObject } from '../shared/validation';
 import { answer, answerDuplicate, refuse, settleOnAnswer } from './answers';
-import { beginHandling, dedupeKey, forget, recordHandled, stateOf } from './redeliveries';
+import { beginHandling, dedupeKey, forget, stateOf } from './redeliveries';
 import { isTokenOf, registrations } from './registrationStore';
 import { TOKEN_PARAMETER } from './webhookToken';
 
@@ -110,12 +110,10 @@ export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookRes
 			return refuse(this, 'details-unavailable', (error as Error).message);
 		}
 	}
-	// Immediately: accepting is handling. Otherwise the event is handled once its run answered 2xx.
-	if (this.getNodeParameter('responseMode', 'onReceived') === 'onReceived') {
-		recordHandled(registration.url, key);
-	} else {
-		settleOnAnswer(this, registration.url, key, body.event_type === 'tool_call');
-	}
+	// Handled once n8n answers 2xx: with Immediately right after it started the execution (or queued
+	// it), otherwise once the run succeeded. A tool call's answer from the workflow is kept.
+	const immediately = this.getNodeParameter('responseMode', 'onReceived') === 'onReceived';
+	settleOnAnswer(this, registration.url, key, !immediately && body.event_type === 'tool_call');
 	return {
 		webhookResponse: { received: true },
 		workflowData: [this.helpers.returnJsonArray([event])],

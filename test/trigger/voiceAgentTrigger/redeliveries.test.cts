@@ -77,6 +77,22 @@ describe('a redelivered event', () => {
 		]);
 	});
 
+	test('Respond Immediately: an event n8n could not start an execution for (answered 500) starts the workflow on its redelivery', async () => {
+		const { call, trigger } = await activeTrigger();
+		trigger.failNextStarts(1);
+
+		await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
+		await trigger.waitForExecutions(1);
+		await sleep(200);
+
+		const deliveries = (await sandbox.deliveries()).filter((d) => d.call_id === call.id);
+		expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([
+			[1, 500],
+			[2, 200],
+		]);
+		expect(trigger.executions).toHaveLength(1);
+	});
+
 	test('is remembered per trigger: the same body at another trigger starts that one too', async () => {
 		const one = await activeTrigger();
 		const other = await activeTrigger({}, 'Returns');

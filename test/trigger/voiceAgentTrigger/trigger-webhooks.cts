@@ -67,6 +67,7 @@ export class WebhookServer {
 	readonly received: ReceivedRequest[] = [];
 	readonly executions: StartedExecution[] = [];
 	private failuresToAnswer = 0;
+	private failuresToStart = 0;
 	private readonly background = new Set<Promise<unknown>>();
 	private closed: Promise<void> | undefined;
 
@@ -95,6 +96,14 @@ export class WebhookServer {
 	/** Answers the next `count` requests with 503 before the node sees them (n8n briefly unavailable). */
 	failNextRequests(count: number): void {
 		this.failuresToAnswer = count;
+	}
+
+	/**
+	 * n8n fails to start the next `count` executions the node asked for (the database or, in queue mode,
+	 * Redis unavailable): it answers 500 and no execution exists.
+	 */
+	failNextStarts(count: number): void {
+		this.failuresToStart = count;
 	}
 
 	/** Waits until `count` executions were started, or fails after `timeoutMs`. */
@@ -197,6 +206,10 @@ export class WebhookServer {
 		}
 		if (result.workflowData === undefined)
 			return answer(200, result.webhookResponse ?? { message: 'Webhook call received' });
+		if (this.failuresToStart > 0) {
+			this.failuresToStart--;
+			return answer(500, { code: 0, message: 'There was a problem executing the workflow' });
+		}
 		const items = (result.workflowData[0] ?? []).map((item) => item.json);
 		this.executions.push({ kind, items });
 		if (kind === 'test') {

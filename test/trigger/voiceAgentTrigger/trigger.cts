@@ -90,6 +90,11 @@ export class TriggerHarness extends TriggerActivation {
 		this.webhooks.failNextRequests(count);
 	}
 
+	/** n8n fails to start the next `count` executions (answers 500, no execution). */
+	failNextStarts(count: number): void {
+		this.webhooks.failNextStarts(count);
+	}
+
 	/** Waits until `count` executions were started, or fails after `timeoutMs`. */
 	waitForExecutions(count: number, timeoutMs?: number): Promise<StartedExecution[]> {
 		return this.webhooks.waitForExecutions(count, timeoutMs);
