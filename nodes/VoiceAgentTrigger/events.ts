@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { getCall } from '../shared/api/calls';
+import { isNotFound } from '../shared/errors';
 import {
 	readTranscriptFormat,
 	withTranscriptFormat,
@@ -41,7 +42,15 @@ async function addCallDetails(
 				: "Call details not fetched: the event's call belongs to another agent";
 		return;
 	}
-	const call = await getCall(context, event.call_id as string, { purpose: 'webhook' });
+	let call;
+	try {
+		call = await getCall(context, event.call_id as string, { purpose: 'webhook' });
+	} catch (error) {
+		// Asking again cannot help: the event is output, saying why it has no details.
+		if (!isNotFound(error)) throw error;
+		event.call_details_skipped = 'Call details not found: the service does not know this call';
+		return;
+	}
 	if (call.agent_id !== agentId) {
 		event.call_details_skipped = 'Call details not output: the call belongs to another agent';
 		return;

@@ -179,6 +179,27 @@ describe('"Include Call Details" only for calls of the trigger\'s agent', () => 
 		expect(trigger.executions[0].items[0].call).toBeUndefined();
 	});
 
+	test('a call the service does not know (404): the event is output at once, saying why it has no details, not refused again and again', async () => {
+		const { agent, trigger, webhook } = await activeTrigger({ includeCallDetails: true });
+
+		const answer = await post(
+			webhook,
+			JSON.stringify(
+				event('call_unknown_to_the_service', {
+					event_type: 'call_ended',
+					data: { agent_id: agent.id },
+				}),
+			),
+		);
+
+		expect(answer.status).toBe(200);
+		const item = trigger.executions[0].items[0];
+		expect(item.call).toBeUndefined();
+		expect(item.call_details_skipped).toBe(
+			'Call details not found: the service does not know this call',
+		);
+	});
+
 	test("an event claiming the agent for another agent's call: the call fetched is not output", async () => {
 		const { agent, trigger, webhook } = await activeTrigger({ includeCallDetails: true });
 		const stranger = await createAgent(sandbox, { name: 'Payroll' });
