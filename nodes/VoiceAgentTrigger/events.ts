@@ -27,35 +27,39 @@ function authenticRegistration(
 /**
  * The whole call under `call`, only for a call of the trigger's agent: the event must name that agent,
  * and the call fetched must belong to it. Otherwise nothing is fetched or output, and the item says why.
+ * Answers the error when the call could not be read now (the delivery is then refused, to come again).
  */
 async function addCallDetails(
 	context: IWebhookFunctions,
 	event: IDataObject,
 	agentId: string,
 	format: TranscriptFormat,
-): Promise<void> {
+): Promise<Error | undefined> {
 	const named = isPlainObject(event.data) ? event.data.agent_id : undefined;
 	if (named !== agentId) {
 		event.call_details_skipped =
 			named === undefined
 				? "Call details not fetched: the event does not name the call's agent"
 				: "Call details not fetched: the event's call belongs to another agent";
-		return;
+		return undefined;
 	}
-	let call;
-	try {
-		call = await getCall(context, event.call_id as string, { purpose: 'webhook' });
-	} catch (error) {
+	const read = await getCall(context, event.call_id as string, { purpose: 'webhook' }).then(
+		(call) => ({ call }),
+		(error: unknown) => ({ error: error as Error }),
+	);
+	if ('error' in read) {
+		if (!isNotFound(read.error)) return read.error;
 		// Asking again cannot help: the event is output, saying why it has no details.
-		if (!isNotFound(error)) throw error;
 		event.call_details_skipped = 'Call details not found: the service does not know this call';
-		return;
+		return undefined;
 	}
+	const { call } = read;
 	if (call.agent_id !== agentId) {
 		event.call_details_skipped = 'Call details not output: the call belongs to another agent';
-		return;
+		return undefined;
 	}
 	event.call = withTranscriptFormat(call, format);
+	return undefined;
 }
 
 /**
@@ -109,15 +113,14 @@ export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookRes
 		event.tool_name = body.data.name ?? null;
 		event.tool_arguments = isPlainObject(body.data.arguments) ? body.data.arguments : {};
 	}
-	if (withDetails) {
-		try {
-			await addCallDetails(this, event, registration.agentId, format);
-		} catch (error) {
-			// The webhook budget keeps this answer inside the sender's delivery timeout; the event comes
-			// again and is handled then.
-			forget(registration.url, key);
-			return refuse(this, 'details-unavailable', (error as Error).message);
-		}
+	const unreadable = withDetails
+		? await addCallDetails(this, event, registration.agentId, format)
+		: undefined;
+	if (unreadable) {
+		// The webhook budget keeps this answer inside the sender's delivery timeout; the event comes
+		// again and is handled then.
+		forget(registration.url, key);
+		return refuse(this, 'details-unavailable', unreadable.message);
 	}
 	// Handled once n8n answers 2xx: with Immediately right after it started the execution (or queued
 	// it), otherwise once the run succeeded. A tool call's answer from the workflow is kept.
