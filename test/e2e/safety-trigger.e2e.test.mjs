@@ -149,8 +149,12 @@ before(async () => {
 		name: 'E2E Follow-up Desk',
 		area_code: '415',
 	});
+	agents.details = await api.call('POST', '/agent', {
+		name: 'E2E Transcript Desk',
+		area_code: '415',
+	});
 	await importCredentials(userFolder, [voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl)]);
-	[ids.rotating, ids.failing, ids.reading] = await importWorkflows(userFolder, [
+	[ids.rotating, ids.failing, ids.reading, ids.details] = await importWorkflows(userFolder, [
 		rotatingWorkflow(agents.rotating.id, {}),
 		// A workflow that writes each call to a CRM, answering with what the CRM said: the CRM fails once,
 		// so the first run fails (n8n answers 500) and the service delivers the event again.
@@ -196,6 +200,22 @@ before(async () => {
 					agent: { __rl: true, mode: 'id', value: agents.rotating.id },
 				},
 				credentials: { voiceAgentApi: CREDENTIAL },
+			},
+		),
+		// Call Ended with Include Call Details: a delivery whose call cannot be read is refused.
+		linked(
+			'E2E: call details',
+			triggerNode(agents.details.id, '7a2e9c10-4444-4c11-9a01-00000000d0d4', {
+				events: ['call_ended'],
+				responseMode: 'onReceived',
+				options: { includeCallDetails: true },
+			}),
+			{
+				name: 'Noted',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {},
 			},
 		),
 	]);
@@ -335,5 +355,55 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 		assert.equal(await executionCount(ids.failing), 3);
 		assert.equal(crmRequests.length, 3);
 		await server.rest.deactivateWorkflow(ids.failing);
+	});
+
+	test('a delivery refused because the call details could not be read is answered 503 by the trigger and leaves no failed execution; the redelivery starts one', async () => {
+		await server.rest.activateWorkflow(ids.details);
+		await webhookChangedFrom(agents.details.id, '');
+		const call = await api.call('POST', '/call', {
+			from: agents.details.phone_number,
+			to: '+14155550144',
+			context: 'Transcript',
+		});
+		// Both attempts of the trigger's read fail; the service's redelivery finds the service well.
+		await api.control('POST', '/faults', {
+			error_rate: 1,
+			status: 503,
+			match: 'GET /call',
+			times: 2,
+		});
+		await api.control('POST', `/calls/${call.id}/complete`, { status: 'completed' });
+
+		const deadline = Date.now() + 30_000;
+		let deliveries = [];
+		while (Date.now() < deadline) {
+			deliveries = (await api.deliveries()).filter(
+				(entry) => entry.call_id === call.id && entry.event_type === 'call_ended',
+			);
+			if (deliveries.some((entry) => entry.status === 200)) break;
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+		log(`deliveries: ${deliveries.map((entry) => `${entry.attempt}:${entry.status}`).join(' ')}`);
+		assert.deepEqual(
+			deliveries.map((entry) => [entry.attempt, entry.status]),
+			[
+				[1, 503],
+				[2, 200],
+			],
+		);
+		// The trigger's own short answer, not n8n's error page with a stack trace.
+		assert.deepEqual(JSON.parse(deliveries[0].response_body), {
+			error: 'Service Unavailable',
+			message: 'The call details could not be read in time; deliver the event again later',
+		});
+		const [execution] = await server.rest.waitForExecutions(ids.details, { count: 1 });
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		assert.equal(await executionCount(ids.details), 1);
+		assert.equal(
+			await server.rest.countExecutions({ workflowId: ids.details, status: 'error' }),
+			0,
+		);
+		assert.match(JSON.stringify(execution), /"transcript"/);
+		await server.rest.deactivateWorkflow(ids.details);
 	});
 });
