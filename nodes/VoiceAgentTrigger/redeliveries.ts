@@ -5,6 +5,8 @@ import type { IDataObject } from 'n8n-workflow';
 const EVENTS_PER_TRIGGER = 1000;
 /** Trigger registrations remembered per process; the least recently used is forgotten first. */
 const TRIGGERS = 200;
+/** The largest answer kept to be sent again to a redelivered tool call (bytes of its body). */
+const MAX_KEPT_ANSWER = 64 * 1024;
 
 /** JSON with object keys sorted, so the same value always gives the same text. */
 function stableJson(value: unknown): string {
@@ -29,28 +31,75 @@ export function dedupeKey(event: IDataObject): string {
 	return createHash('sha256').update(stableJson(parts)).digest('hex').slice(0, 32);
 }
 
-/** Dedupe keys of the events accepted, per trigger registration, in this process only. */
-const accepted = new Map<string, Set<string>>();
+/** An answer n8n sent for a handled event, kept to answer a redelivered tool call the same way. */
+export interface KeptAnswer {
+	status: number;
+	contentType: string | undefined;
+	body: string;
+}
 
 /**
- * Records that this trigger accepted the event, and says whether it had already: a redelivery then
- * starts nothing. Memory is bounded (oldest events and least recently used triggers are forgotten),
- * and each n8n process remembers only what it received itself.
+ * What this process knows of an event: a run for it is under way (`inFlight`), or it was handled
+ * (the workflow accepted it, or its run answered 2xx), perhaps with the answer then sent.
  */
-export function acceptOnce(trigger: string, key: string): boolean {
-	let keys = accepted.get(trigger);
-	if (keys) accepted.delete(trigger);
-	else keys = new Set();
-	accepted.set(trigger, keys);
-	if (accepted.size > TRIGGERS) accepted.delete(accepted.keys().next().value as string);
+export type EventState = { inFlight: true } | { inFlight: false; answer?: KeptAnswer };
 
-	if (keys.has(key)) return false;
-	keys.add(key);
-	if (keys.size > EVENTS_PER_TRIGGER) keys.delete(keys.values().next().value as string);
+/** Events per trigger registration, in this process only; Maps keep insertion order for the bounds. */
+const known = new Map<string, Map<string, EventState>>();
+
+function eventsOf(trigger: string): Map<string, EventState> {
+	let events = known.get(trigger);
+	if (events) known.delete(trigger);
+	else events = new Map();
+	known.set(trigger, events);
+	if (known.size > TRIGGERS) known.delete(known.keys().next().value as string);
+	return events;
+}
+
+function remember(trigger: string, key: string, state: EventState): void {
+	const events = eventsOf(trigger);
+	events.delete(key);
+	events.set(key, state);
+	if (events.size > EVENTS_PER_TRIGGER) events.delete(events.keys().next().value as string);
+}
+
+/** What this trigger knows of the event (read only). */
+export function stateOf(trigger: string, key: string): EventState | undefined {
+	return known.get(trigger)?.get(key);
+}
+
+/**
+ * Claims the event for one delivery, synchronously: true when this process knew nothing of it, and
+ * it is now in flight; false when it is in flight or handled already, so no second run starts.
+ */
+export function beginHandling(trigger: string, key: string): boolean {
+	if (stateOf(trigger, key) !== undefined) return false;
+	remember(trigger, key, { inFlight: true });
 	return true;
 }
 
-/** Whether this trigger accepted the event already (read only: nothing is recorded). */
-export function wasAccepted(trigger: string, key: string): boolean {
-	return accepted.get(trigger)?.has(key) === true;
+/** The event was handled: redeliveries start nothing (and get this answer again, when kept). */
+export function recordHandled(trigger: string, key: string, answer?: KeptAnswer): void {
+	const kept = answer && Buffer.byteLength(answer.body) <= MAX_KEPT_ANSWER ? answer : undefined;
+	remember(trigger, key, kept ? { inFlight: false, answer: kept } : { inFlight: false });
+}
+
+/** The event was not handled (its run failed, or it was refused): a redelivery runs it again. */
+export function forget(trigger: string, key: string): void {
+	known.get(trigger)?.delete(key);
+}
+
+/**
+ * How n8n answered the delivery whose run handles the event: 2xx records it (with the answer, when
+ * given, to send again), anything else forgets it.
+ */
+export function settle(
+	trigger: string,
+	key: string,
+	status: number,
+	answer: KeptAnswer | undefined,
+): void {
+	if (stateOf(trigger, key)?.inFlight !== true) return;
+	if (status >= 200 && status < 300) recordHandled(trigger, key, answer);
+	else forget(trigger, key);
 }

@@ -1,85 +1,21 @@
-import type { IDataObject, IHookFunctions } from 'n8n-workflow';
+import type { IHookFunctions } from 'n8n-workflow';
 
 import { findAgentWithToken, getAgentWithToken, upsertAgent } from '../shared/api/agents';
 import { configurationError } from '../shared/errors';
 import { readOptionalAgentId } from '../shared/parameters/agent';
 import type { RequestOptions } from '../shared/transport/types';
 import type { Agent } from '../shared/types';
+import { openWebhook, sealWebhook } from './previousWebhook';
 import {
-	hashToken,
-	readTokenRotation,
-	TOKEN_PARAMETER,
-	tokenFor,
-	tokenMatches,
-	tokenOf,
-} from './webhookToken';
-
-type RegistrationKind = 'production' | 'test';
-
-/** What one registration (the test URL or the production URL) remembers between its hooks. */
-export interface Registration extends IDataObject {
-	/** SHA-256 of the URL's token: the token itself is only in the agent's webhook. */
-	tokenHash: string;
-	/** The Token Rotation the token was derived with. */
-	rotation: number;
-	agentId: string;
-	/**
-	 * The webhook the agent had before this trigger took it over ('' when it had none), whole, so it can
-	 * be put back: another receiver's URL keeps whatever secret it carries.
-	 */
-	previousWebhook: string;
-	kind: RegistrationKind;
-}
-
-/** As versions before hashing saved it: the token in clear, no rotation. */
-interface LegacyRegistration extends IDataObject {
-	secret: string;
-	agentId: string;
-	previousWebhook: string;
-	kind: RegistrationKind;
-}
-
-type SavedRegistration = Registration | LegacyRegistration;
-
-type RegistrationStore = Record<string, SavedRegistration>;
-
-function isLegacy(saved: SavedRegistration): saved is LegacyRegistration {
-	return typeof saved.secret === 'string';
-}
-
-/** Whether a token (as received or as the agent holds it) is the one a registration saved. */
-export function isTokenOf(saved: SavedRegistration, token: string): boolean {
-	return isLegacy(saved)
-		? tokenMatches(token, hashToken(saved.secret))
-		: tokenMatches(token, saved.tokenHash);
-}
-
-type StaticDataHolder = { getWorkflowStaticData(type: string): IDataObject };
-
-/**
- * Registrations by this trigger's webhook URL, in the node's static data (saved with the workflow).
- * Only read here: the webhook path must never write static data, or n8n would save it over what a
- * main process saved meanwhile.
- */
-export function registrations(context: StaticDataHolder): Readonly<RegistrationStore> {
-	return (context.getWorkflowStaticData('node').registrations ?? {}) as RegistrationStore;
-}
-
-/**
- * The registrations for the webhook methods, which change them. Tokens an earlier version saved in
- * clear are replaced by their hash here, so they leave static data at the next registration write.
- */
-function writableRegistrations(context: StaticDataHolder): RegistrationStore {
-	const staticData = context.getWorkflowStaticData('node');
-	staticData.registrations ??= {};
-	const store = staticData.registrations as RegistrationStore;
-	for (const [url, saved] of Object.entries(store)) {
-		if (!isLegacy(saved)) continue;
-		const { secret, ...rest } = saved;
-		store[url] = { ...rest, tokenHash: hashToken(secret), rotation: 0 };
-	}
-	return store;
-}
+	isLegacy,
+	isTokenOf,
+	registrations,
+	writableRegistrations,
+	type Registration,
+	type RegistrationKind,
+	type SavedRegistration,
+} from './registrationStore';
+import { hashToken, readTokenRotation, TOKEN_PARAMETER, tokenFor, tokenOf } from './webhookToken';
 
 /** Registration runs when a workflow is published or n8n starts: fail fast and say why. */
 const ACTIVATION: RequestOptions = { purpose: 'activation' };
@@ -196,32 +132,31 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 	const rotation = readTokenRotation(this);
 	const agent = await getAgentWithToken(this, agentId, ACTIVATION);
 	const current = agent.webhook ?? '';
-	const store = writableRegistrations(this);
+	const store = await writableRegistrations(this);
 	const earlier = store[own.url]?.agentId === agentId ? store[own.url] : undefined;
 
-	let previousWebhook: string;
+	let sealedPreviousWebhook: string;
 	if (!own.isOurs(current)) {
 		const replace = this.getNodeParameter('options.replaceExistingWebhook', false) === true;
 		if (current !== '' && !replace) throw refusal(this, agent, current);
-		previousWebhook = current;
+		sealedPreviousWebhook = await sealWebhook(this, own.url, current);
 	} else if (kind === 'test' && !own.isThis(current)) {
 		// Listening for a test event on a published workflow: the production URL comes back afterwards.
-		previousWebhook = current;
+		sealedPreviousWebhook = await sealWebhook(this, own.url, current);
 	} else {
 		// This URL from an earlier registration, or a test URL left behind by a restart of n8n.
-		previousWebhook = earlier?.previousWebhook ?? '';
+		sealedPreviousWebhook = earlier?.sealedPreviousWebhook ?? '';
 	}
 
 	// A token the agent holds from this registration stays (one an earlier version made, too) until
 	// the user changes Token Rotation; otherwise the derived one, the same on every main.
 	const held = tokenOf(current);
-	const earlierRotation = earlier && !isLegacy(earlier) ? earlier.rotation : 0;
 	const token =
 		earlier &&
 		held !== undefined &&
 		current === own.with(held) &&
 		isTokenOf(earlier, held) &&
-		earlierRotation === rotation
+		earlier.rotation === rotation
 			? held
 			: await tokenFor(this, own.url, rotation);
 	if (current !== own.with(token)) await setAgentWebhook(this, agent, own.with(token));
@@ -229,7 +164,7 @@ export async function create(this: IHookFunctions): Promise<boolean> {
 		tokenHash: hashToken(token),
 		rotation,
 		agentId,
-		previousWebhook,
+		sealedPreviousWebhook,
 		kind,
 	};
 	if (!sameRegistration(store[own.url], registration)) store[own.url] = registration;
@@ -243,6 +178,9 @@ function sameRegistration(saved: SavedRegistration | undefined, wanted: Registra
 	return [...keys].every((key) => saved[key] === wanted[key]);
 }
 
+const UNOPENABLE =
+	"Voice Agent Trigger could not put back the agent's previous webhook: it was saved with another API key of the credential. The agent's webhook is now empty; set it again (in the service, or with Agent → Create or Update).";
+
 /**
  * Puts the agent's previous webhook back while the agent still points at this trigger: if someone
  * changed it meanwhile, their choice stands. Unpublishing also ends a test URL left behind, so the
@@ -250,7 +188,7 @@ function sameRegistration(saved: SavedRegistration | undefined, wanted: Registra
  */
 export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 	const own = OwnUrls.of(this);
-	const store = writableRegistrations(this);
+	const store = await writableRegistrations(this);
 	const registration = store[own.url];
 	const agentId = registration?.agentId ?? (await agentIdOf(this));
 	const agent = await findAgentWithToken(this, agentId, ACTIVATION);
@@ -258,7 +196,12 @@ export async function deleteWebhook(this: IHookFunctions): Promise<boolean> {
 		registration?.kind === 'production' ? own.isOurs(agent?.webhook) : own.isThis(agent?.webhook);
 	// An agent deleted meanwhile has nothing left to restore.
 	if (agent && pointsHere) {
-		await setAgentWebhook(this, agent, registration?.previousWebhook ?? '');
+		const previous = await openWebhook(this, own.url, registration?.sealedPreviousWebhook ?? '');
+		// Sealed with another API key: the URL cannot be known, so none is guessed and the agent gets
+		// none (it would otherwise keep a URL nobody serves), and the log says what to do.
+		if (previous === undefined)
+			this.logger.warn(UNOPENABLE, { agentId, node: this.getNode().name });
+		await setAgentWebhook(this, agent, previous ?? '');
 	}
 	delete store[own.url];
 	return true;

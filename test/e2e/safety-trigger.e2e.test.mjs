@@ -1,8 +1,11 @@
 // End-to-end: the Voice Agent Trigger's token lifecycle and redeliveries in a real, pinned n8n (the
 // default, or the one VOICE_AGENT_N8N_VERSION names), the packed package installed as users install it.
 // Changing Token Rotation and publishing again makes the old token 401, also after n8n restarts; a
-// redelivered event starts one execution; the workflow export and its static data hold no token.
+// When Last Node Finishes run that failed is run again on the service's redelivery, and a redelivery
+// of an event whose run succeeded starts nothing; a delivery refused because the call details could
+// not be read leaves no failed execution; the workflow export and its static data hold no token.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -26,6 +29,9 @@ let userFolder;
 let setup;
 let server;
 let port;
+/** A CRM the workflow writes to: its first request fails (500), the later ones succeed. */
+let crm;
+const crmRequests = [];
 const ids = {};
 const agents = {};
 
@@ -121,6 +127,15 @@ before(async () => {
 	setup = await installedPackage();
 	({ userFolder } = setup);
 
+	const crmServer = createServer((request, response) => {
+		crmRequests.push(request.url);
+		const failing = crmRequests.length === 1;
+		response.writeHead(failing ? 500 : 200, { 'content-type': 'application/json' });
+		response.end(JSON.stringify(failing ? { error: 'CRM is down' } : { logged: true }));
+	});
+	await new Promise((resolve) => crmServer.listen(0, '127.0.0.1', resolve));
+	crm = { server: crmServer, url: `http://127.0.0.1:${crmServer.address().port}` };
+
 	sandbox = await startEmptySandbox(API_KEY, {
 		callDurationMs: 3_600_000,
 		webhookRetryDelayMs: 300,
@@ -134,24 +149,28 @@ before(async () => {
 		name: 'E2E Follow-up Desk',
 		area_code: '415',
 	});
+	agents.details = await api.call('POST', '/agent', {
+		name: 'E2E Transcript Desk',
+		area_code: '415',
+	});
 	await importCredentials(userFolder, [voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl)]);
-	[ids.rotating, ids.failing, ids.reading] = await importWorkflows(userFolder, [
+	[ids.rotating, ids.failing, ids.reading, ids.details] = await importWorkflows(userFolder, [
 		rotatingWorkflow(agents.rotating.id, {}),
-		// A workflow that acts on an event (say, places a follow-up call), then fails: n8n answers 500,
-		// and the service delivers the event again.
+		// A workflow that writes each call to a CRM, answering with what the CRM said: the CRM fails once,
+		// so the first run fails (n8n answers 500) and the service delivers the event again.
 		linked(
-			'E2E: fails after acting',
+			'E2E: CRM fails once',
 			triggerNode(agents.failing.id, '7a2e9c10-2222-4c11-9a01-00000000b0b2', {
 				events: ['call_started'],
 				responseMode: 'lastNode',
 				options: {},
 			}),
 			{
-				name: 'CRM down',
-				type: 'n8n-nodes-base.stopAndError',
-				typeVersion: 1,
+				name: 'Write to CRM',
+				type: 'n8n-nodes-base.httpRequest',
+				typeVersion: 4.2,
 				position: [240, 0],
-				parameters: { errorMessage: 'The CRM is down' },
+				parameters: { url: `=${crm.url}/calls?id={{ $json.call_id }}`, options: {} },
 			},
 		),
 		// Agent → Get behind a Webhook node: its output is the answer, and stays in the execution history.
@@ -183,6 +202,22 @@ before(async () => {
 				credentials: { voiceAgentApi: CREDENTIAL },
 			},
 		),
+		// Call Ended with Include Call Details: a delivery whose call cannot be read is refused.
+		linked(
+			'E2E: call details',
+			triggerNode(agents.details.id, '7a2e9c10-4444-4c11-9a01-00000000d0d4', {
+				events: ['call_ended'],
+				responseMode: 'onReceived',
+				options: { includeCallDetails: true },
+			}),
+			{
+				name: 'Noted',
+				type: 'n8n-nodes-base.noOp',
+				typeVersion: 1,
+				position: [240, 0],
+				parameters: {},
+			},
+		),
 	]);
 	await startServer();
 });
@@ -190,6 +225,7 @@ before(async () => {
 after(async () => {
 	await server?.stop();
 	await sandbox?.close();
+	await new Promise((resolve) => (crm ? crm.server.close(resolve) : resolve()));
 	setup?.remove();
 });
 
@@ -256,7 +292,7 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 		await server.rest.deactivateWorkflow(ids.rotating);
 	});
 
-	test('a redelivered event starts one execution: sent again by the service after a failed run, or twice by hand', async () => {
+	test('When Last Node Finishes: a run that failed is run again on the redelivery and the event is not lost; a redelivery after the run succeeded starts nothing', async () => {
 		await server.rest.activateWorkflow(ids.failing);
 		const webhook = await webhookChangedFrom(agents.failing.id, '');
 		const call = await api.call('POST', '/call', {
@@ -282,13 +318,21 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 				[2, 200],
 			],
 		);
-		assert.deepEqual(JSON.parse(deliveries[1].response_body), { received: true, duplicate: true });
-		assert.equal(await executionCount(ids.failing), 1);
+		// The second run wrote the call to the CRM, and its answer is what the service got.
+		assert.deepEqual(JSON.parse(deliveries[1].response_body), { logged: true });
+		assert.deepEqual(crmRequests, [`/calls?id=${call.id}`, `/calls?id=${call.id}`]);
+		await server.rest.waitForExecutions(ids.failing, { count: 2, timeoutMs: 30_000 });
+		assert.equal(await executionCount(ids.failing), 2);
+		assert.equal(
+			await server.rest.countExecutions({ workflowId: ids.failing, status: 'error' }),
+			1,
+		);
 
-		// The same body twice, as a service does when the first answer was lost.
+		// The same event once more, as a service does when the answer was lost: its run succeeded, so
+		// it is answered 200 and starts nothing.
 		const body = JSON.stringify({
 			event_type: 'call_started',
-			call_id: call.id,
+			call_id: 'call_by_hand_redelivered',
 			timestamp: '2026-11-23T09:00:00.000Z',
 			data: {},
 		});
@@ -302,13 +346,64 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 		};
 		const once = await post();
 		const again = await post();
-		assert.equal(once.status, 500, 'the workflow fails, as it does');
+		assert.deepEqual(once, { status: 200, body: JSON.stringify({ logged: true }) });
 		assert.deepEqual(again, {
 			status: 200,
 			body: JSON.stringify({ received: true, duplicate: true }),
 		});
-		await server.rest.waitForExecutions(ids.failing, { count: 2, timeoutMs: 30_000 });
-		assert.equal(await executionCount(ids.failing), 2);
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		assert.equal(await executionCount(ids.failing), 3);
+		assert.equal(crmRequests.length, 3);
 		await server.rest.deactivateWorkflow(ids.failing);
+	});
+
+	test('a delivery refused because the call details could not be read is answered 503 by the trigger and leaves no failed execution; the redelivery starts one', async () => {
+		await server.rest.activateWorkflow(ids.details);
+		await webhookChangedFrom(agents.details.id, '');
+		const call = await api.call('POST', '/call', {
+			from: agents.details.phone_number,
+			to: '+14155550144',
+			context: 'Transcript',
+		});
+		// Both attempts of the trigger's read fail; the service's redelivery finds the service well.
+		await api.control('POST', '/faults', {
+			error_rate: 1,
+			status: 503,
+			match: 'GET /call',
+			times: 2,
+		});
+		await api.control('POST', `/calls/${call.id}/complete`, { status: 'completed' });
+
+		const deadline = Date.now() + 30_000;
+		let deliveries = [];
+		while (Date.now() < deadline) {
+			deliveries = (await api.deliveries()).filter(
+				(entry) => entry.call_id === call.id && entry.event_type === 'call_ended',
+			);
+			if (deliveries.some((entry) => entry.status === 200)) break;
+			await new Promise((resolve) => setTimeout(resolve, 250));
+		}
+		log(`deliveries: ${deliveries.map((entry) => `${entry.attempt}:${entry.status}`).join(' ')}`);
+		assert.deepEqual(
+			deliveries.map((entry) => [entry.attempt, entry.status]),
+			[
+				[1, 503],
+				[2, 200],
+			],
+		);
+		// The trigger's own short answer, not n8n's error page with a stack trace.
+		assert.deepEqual(JSON.parse(deliveries[0].response_body), {
+			error: 'Service Unavailable',
+			message: 'The call details could not be read in time; deliver the event again later',
+		});
+		const [execution] = await server.rest.waitForExecutions(ids.details, { count: 1 });
+		await new Promise((resolve) => setTimeout(resolve, 1000));
+		assert.equal(await executionCount(ids.details), 1);
+		assert.equal(
+			await server.rest.countExecutions({ workflowId: ids.details, status: 'error' }),
+			0,
+		);
+		assert.match(JSON.stringify(execution), /"transcript"/);
+		await server.rest.deactivateWorkflow(ids.details);
 	});
 });

@@ -56,14 +56,15 @@ export const RETRY_BUDGETS: Readonly<Record<RequestPurpose, RetryBudget>> = Obje
 		backoffCapMs: 2_000,
 		timeoutMs: 15_000,
 	},
+	// At most 3 attempts (2 for failures, 1 after a 429) of 2 s and 1 s of waits: 7 s in the worst case.
 	webhook: {
 		maxAttempts: 2,
 		maxRateLimitWaits: 1,
-		maxRetryAfterMs: 2_000,
-		maxTotalWaitMs: 2_000,
+		maxRetryAfterMs: 1_000,
+		maxTotalWaitMs: 1_000,
 		backoffBaseMs: 200,
 		backoffCapMs: 1_000,
-		timeoutMs: 4_000,
+		timeoutMs: 2_000,
 	},
 	editor: {
 		maxAttempts: 2,

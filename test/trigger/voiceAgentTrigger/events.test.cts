@@ -9,11 +9,12 @@ import { CHECK_ORDER_TOOL, ISO_TIMESTAMP, transcriptLines } from '../../support/
 import { startTestSandbox, useSandbox } from '../../support/sandbox.cts';
 import { post, useTriggers, type StartTriggerOptions, type TriggerHarness } from './trigger.cts';
 import { sleep } from '../../support/wait.cts';
-import { splitWebhook } from './helpers.cts';
+import { splitWebhook, useWarnings } from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
 const triggers = useTriggers(sandbox);
+const warnings = useWarnings();
 
 const EVENT_FIELDS = ['call_id', 'data', 'dedupe_key', 'event_type', 'timestamp'];
 const DEDUPE_KEY = /^[0-9a-f]{32}$/;
@@ -251,6 +252,12 @@ describe('deliveries that must not start the workflow', () => {
 
 		expect(answers.map((answer) => answer.status)).toEqual([401, 401, 401, 401]);
 		expect(trigger.executions).toEqual([]);
+		// Each refusal is in n8n's log at warn level with its reason, and without any token.
+		expect(warnings.messages()).toEqual(
+			Array(4).fill('Voice Agent Trigger answered 401 (unauthorized) and started no execution'),
+		);
+		expect(JSON.stringify(warnings.metadata())).not.toContain(params.token.slice(0, 12));
+		expect(JSON.stringify(warnings.metadata())).not.toContain(wrong.slice(0, 12));
 	});
 
 	test('the right token, sent by hand, does start it (the check is the token, not the sender)', async () => {
@@ -417,7 +424,7 @@ describe('retries of the service', () => {
 });
 
 describe('the same event more than once', () => {
-	test('a failed execution in "When Last Node Finishes" mode is answered 500, and the redelivered event is acknowledged without starting the workflow again', async () => {
+	test('a failed execution in "When Last Node Finishes" mode is answered 500, and the redelivered event starts the workflow again, whose answer the service gets', async () => {
 		let runs = 0;
 		const { call, trigger } = await activeTrigger(
 			{ responseMode: 'lastNode' },
@@ -431,7 +438,7 @@ describe('the same event more than once', () => {
 		);
 
 		const sent = await sendEvent(call.id, { event_type: 'tool_call' });
-		await trigger.waitForExecutions(1);
+		await trigger.waitForExecutions(2);
 		await settle();
 
 		expect(sent.status).toBe(500);
@@ -440,14 +447,11 @@ describe('the same event more than once', () => {
 			[1, 500],
 			[2, 200],
 		]);
-		// The failed run may have acted (placed a call) before failing: the redelivery starts nothing.
-		expect(JSON.parse(deliveries[1].response_body ?? '')).toEqual({
-			received: true,
-			duplicate: true,
-		});
-		expect(runs).toBe(1);
-		expect(trigger.executions).toHaveLength(1);
-		expect(trigger.executions[0].items[0].timestamp).toEqual(expect.stringMatching(ISO_TIMESTAMP));
+		// The failed run did not handle the tool call: the agent gets the answer of the run that did.
+		expect(JSON.parse(deliveries[1].response_body ?? '')).toEqual({ result: 'ok' });
+		expect(runs).toBe(2);
+		expect(trigger.executions).toHaveLength(2);
+		expect(trigger.executions[1].items[0].timestamp).toEqual(expect.stringMatching(ISO_TIMESTAMP));
 	});
 });
 
@@ -496,7 +500,23 @@ describe('events at the test URL', () => {
 });
 
 describe('answering the service in time', () => {
-	test('"Include Call Details" under a long rate limit: n8n answers 500 within seconds, so the service delivers again', async () => {
+	test('"Include Call Details" while GET /call hangs: answered 503 within 7 s, without an execution; the next delivery, once the service answers, starts the workflow once', async () => {
+		const { call, trigger } = await activeTrigger({ options: { includeCallDetails: true } });
+		// Both attempts of the trigger's read hang for 20 s.
+		await sandbox.faults({ latency_ms: 20_000, match: 'GET /call', times: 2 });
+
+		const started = Date.now();
+		const answer = await sendEvent(call.id, { event_type: 'call_ended' });
+
+		expect(Date.now() - started).toBeLessThan(7_500);
+		expect(answer.status).toBe(503);
+		await trigger.waitForExecutions(1);
+		expect(trigger.executions).toHaveLength(1);
+		expect(trigger.executions[0].failed).toBeUndefined();
+		expect(trigger.executions[0].items[0].call).toEqual(await getCall(sandbox, call.id));
+	}, 20_000);
+
+	test('"Include Call Details" under a long rate limit: answered 503 within seconds, without an execution, so the service delivers again', async () => {
 		const { call, trigger } = await activeTrigger({ options: { includeCallDetails: true } });
 		// One token per 30 s on GET /call: this request takes it, so the trigger's fetch would wait about 30 s.
 		await sandbox.faults({ rate_limit_per_s: 1 / 30, match: 'GET /call' });
@@ -505,13 +525,19 @@ describe('answering the service in time', () => {
 		const started = Date.now();
 		const answer = await sendEvent(call.id, { event_type: 'call_ended' });
 
-		// The sender's delivery timeout is 10 s: the answer comes well before it, and starts nothing.
+		// The sender's delivery timeout is 10 s: the answer comes well before it, and starts nothing, not
+		// even a failed execution.
 		expect(Date.now() - started).toBeLessThan(5_000);
-		expect(answer.status).toBe(500);
+		expect(answer.status).toBe(503);
 		expect(trigger.executions).toEqual([]);
-		const error = trigger.received.at(-1)?.error;
-		expect(error?.message).toMatch(
-			/^The Voice Agent API is rate limiting this API key; retry after 3\d seconds$/,
-		);
+		expect(trigger.received.at(-1)?.response).toEqual({
+			error: 'Service Unavailable',
+			message: 'The call details could not be read in time; deliver the event again later',
+		});
+		expect(warnings.messages()).toEqual([
+			expect.stringMatching(
+				/^Voice Agent Trigger answered 503 \(details-unavailable\) and started no execution: The Voice Agent API is rate limiting this API key; retry after 3\d seconds$/,
+			),
+		]);
 	});
 });

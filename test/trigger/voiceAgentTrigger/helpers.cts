@@ -1,5 +1,7 @@
 /** Helpers of the Voice Agent Trigger suites: the webhook the trigger registers, as the service holds it. */
-import { createHash } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto';
+
+import { createRequire } from 'node:module';
 
 import { upsertAgent, wire, type WireRequest } from '../../support/api.cts';
 import type { TestSandbox } from '../../support/sandbox.cts';
@@ -32,4 +34,62 @@ export function tokenBits(token: string): number {
 	if (/^[0-9a-f]+$/i.test(token)) return token.length * 4;
 	if (/^[A-Za-z0-9_-]+$/.test(token)) return token.length * 6;
 	return 0;
+}
+
+/**
+ * What the trigger logs at n8n's warn level during a test: n8n-core's node contexts log through the
+ * Logger in n8n's DI container, the same one n8n's own server uses.
+ */
+export function useWarnings(): { messages(): string[]; metadata(): unknown[] } {
+	// n8n-core's own copies of n8n's DI container and Logger, not the package's top-level ones.
+	const fromCore = createRequire(require.resolve('n8n-core'));
+	const { Container } = fromCore('@n8n/di') as typeof import('@n8n/di');
+	const { Logger } = fromCore('@n8n/backend-common') as typeof import('@n8n/backend-common');
+	let spy: jest.SpyInstance | undefined;
+	beforeEach(() => {
+		spy = jest.spyOn(Container.get(Logger), 'warn');
+	});
+	afterEach(() => spy?.mockRestore());
+	return {
+		messages: () => (spy?.mock.calls ?? []).map((call) => String(call[0])),
+		metadata: () => (spy?.mock.calls ?? []).map((call) => call[1] as unknown),
+	};
+}
+
+/**
+ * Opens a previous webhook as the trigger seals it (AES-256-GCM, key HKDF-SHA256 of the API key, bound
+ * to the registration's URL), written here from that description alone; undefined when it does not open.
+ */
+function sealingKey(apiKey: string): Buffer {
+	return Buffer.from(hkdfSync('sha256', apiKey, 'n8n-nodes-voice-agent', 'previous webhook', 32));
+}
+
+/** Seals a webhook the same way, with any API key (e.g. one the credential no longer has). */
+export function sealWith(apiKey: string, ownUrl: string, webhook: string): string {
+	const iv = randomBytes(12);
+	const cipher = createCipheriv('aes-256-gcm', sealingKey(apiKey), iv);
+	cipher.setAAD(Buffer.from(ownUrl));
+	const data = Buffer.concat([cipher.update(webhook, 'utf8'), cipher.final()]);
+	return ['v1', iv, cipher.getAuthTag(), data]
+		.map((part) => (typeof part === 'string' ? part : part.toString('base64url')))
+		.join('.');
+}
+
+export function openSealed(apiKey: string, ownUrl: string, sealed: string): string | undefined {
+	const [version, iv, tag, data] = sealed.split('.');
+	if (version !== 'v1') return undefined;
+	const key = Buffer.from(
+		hkdfSync('sha256', apiKey, 'n8n-nodes-voice-agent', 'previous webhook', 32),
+	);
+	try {
+		const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+		decipher.setAAD(Buffer.from(ownUrl));
+		decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+		return Buffer.concat([
+			decipher.update(Buffer.from(data, 'base64url')),
+			decipher.final(),
+		]).toString('utf8');
+	} catch {
+		return undefined;
+	}
 }

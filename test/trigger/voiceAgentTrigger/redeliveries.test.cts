@@ -8,11 +8,13 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { createAgent, getAgent, getCall, placeCall, wire } from '../../support/api.cts';
 import { CHECK_ORDER_TOOL } from '../../support/fixtures.cts';
 import { useSandbox } from '../../support/sandbox.cts';
-import { post, useTriggers } from './trigger.cts';
+import { post, useTriggers, type WorkflowAnswer } from './trigger.cts';
 import { sleep } from '../../support/wait.cts';
+import { useWarnings } from './helpers.cts';
 
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
 const triggers = useTriggers(sandbox);
+const warnings = useWarnings();
 
 /** An agent with a call in progress, and a published trigger on it. */
 async function activeTrigger(options: INodeParameters = {}, name = 'Orders') {
@@ -47,35 +49,7 @@ describe('a redelivered event', () => {
 		expect(trigger.executions).toHaveLength(1);
 	});
 
-	test('by the service after n8n answered too late (a 500 after the run started): the workflow ran once', async () => {
-		let runs = 0;
-		const agent = await createAgent(sandbox, { name: 'Orders', tools: [CHECK_ORDER_TOOL] });
-		const call = await placeCall(sandbox, agent);
-		const trigger = await triggers.start(
-			agent.id,
-			{ responseMode: 'lastNode' },
-			{
-				workflowAnswer: () => {
-					runs++;
-					throw new Error('Call → Create placed the follow-up, then a later node failed');
-				},
-			},
-		);
-		await trigger.activate();
-
-		await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
-		await sleep(300);
-
-		const deliveries = (await sandbox.deliveries()).filter((d) => d.call_id === call.id);
-		expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([
-			[1, 500],
-			[2, 200],
-		]);
-		expect(runs).toBe(1);
-		expect(trigger.executions).toHaveLength(1);
-	});
-
-	test('whose call details could not be had (answered 500, nothing started) starts the workflow once when it comes again', async () => {
+	test('whose call details could not be had is refused with 503 and no execution; the redelivery starts the workflow once', async () => {
 		const { call, trigger } = await activeTrigger({ includeCallDetails: true });
 		await sandbox.faults({ error_rate: 1, status: 403, match: 'GET /call', times: 1 });
 
@@ -85,11 +59,38 @@ describe('a redelivered event', () => {
 
 		const deliveries = (await sandbox.deliveries()).filter((d) => d.call_id === call.id);
 		expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([
+			[1, 503],
+			[2, 200],
+		]);
+		expect(JSON.parse(deliveries[0].response_body ?? '')).toEqual({
+			error: 'Service Unavailable',
+			message: 'The call details could not be read in time; deliver the event again later',
+		});
+		// No failed execution for the refused delivery: the executions list and Error Workflows see one run.
+		expect(trigger.executions).toHaveLength(1);
+		expect(trigger.executions[0].failed).toBeUndefined();
+		expect(trigger.executions[0].items[0].call).toEqual(await getCall(sandbox, call.id));
+		expect(warnings.messages()).toEqual([
+			expect.stringMatching(
+				/^Voice Agent Trigger answered 503 \(details-unavailable\) and started no execution: .+/,
+			),
+		]);
+	});
+
+	test('Respond Immediately: an event n8n could not start an execution for (answered 500) starts the workflow on its redelivery', async () => {
+		const { call, trigger } = await activeTrigger();
+		trigger.failNextStarts(1);
+
+		await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
+		await trigger.waitForExecutions(1);
+		await sleep(200);
+
+		const deliveries = (await sandbox.deliveries()).filter((d) => d.call_id === call.id);
+		expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([
 			[1, 500],
 			[2, 200],
 		]);
 		expect(trigger.executions).toHaveLength(1);
-		expect(trigger.executions[0].items[0].call).toEqual(await getCall(sandbox, call.id));
 	});
 
 	test('is remembered per trigger: the same body at another trigger starts that one too', async () => {
@@ -178,6 +179,27 @@ describe('"Include Call Details" only for calls of the trigger\'s agent', () => 
 		expect(trigger.executions[0].items[0].call).toBeUndefined();
 	});
 
+	test('a call the service does not know (404): the event is output at once, saying why it has no details, not refused again and again', async () => {
+		const { agent, trigger, webhook } = await activeTrigger({ includeCallDetails: true });
+
+		const answer = await post(
+			webhook,
+			JSON.stringify(
+				event('call_unknown_to_the_service', {
+					event_type: 'call_ended',
+					data: { agent_id: agent.id },
+				}),
+			),
+		);
+
+		expect(answer.status).toBe(200);
+		const item = trigger.executions[0].items[0];
+		expect(item.call).toBeUndefined();
+		expect(item.call_details_skipped).toBe(
+			'Call details not found: the service does not know this call',
+		);
+	});
+
 	test("an event claiming the agent for another agent's call: the call fetched is not output", async () => {
 		const { agent, trigger, webhook } = await activeTrigger({ includeCallDetails: true });
 		const stranger = await createAgent(sandbox, { name: 'Payroll' });
@@ -200,5 +222,168 @@ describe('"Include Call Details" only for calls of the trigger\'s agent', () => 
 		expect((await wire(sandbox)).map((request) => `${request.method} ${request.path}`)).toEqual([
 			'GET /call',
 		]);
+	});
+});
+
+/** A promise settled from outside: a workflow run that ends when the test says so. */
+function gate<T>() {
+	let open!: (value: T) => void;
+	const opened = new Promise<T>((resolve) => (open = resolve));
+	return { opened, open };
+}
+
+describe.each([
+	['When Last Node Finishes', 'lastNode'],
+	["Using 'Respond to Webhook' Node", 'responseNode'],
+])('Respond: %s, an event is handled once its run answered 2xx', (_name, responseMode) => {
+	async function triggerWith(workflowAnswer: WorkflowAnswer) {
+		const agent = await createAgent(sandbox, { name: 'Orders', tools: [CHECK_ORDER_TOOL] });
+		const call = await placeCall(sandbox, agent);
+		const trigger = await triggers.start(agent.id, { responseMode }, { workflowAnswer });
+		await trigger.activate();
+		const webhook: string = (await getAgent(sandbox, agent.id)).webhook;
+		return { call, trigger, webhook };
+	}
+
+	test("a run that failed is not the event's end: the service's redelivery starts the workflow again, and its answer goes back", async () => {
+		let runs = 0;
+		const { call, trigger } = await triggerWith(() => {
+			runs++;
+			if (runs === 1) throw new Error('The CRM was down');
+			return { logged: true };
+		});
+
+		await sandbox.control('POST', `/calls/${call.id}/events`, { event_type: 'call_started' });
+		await trigger.waitForExecutions(2);
+		await sleep(200);
+
+		const deliveries = (await sandbox.deliveries()).filter((d) => d.call_id === call.id);
+		expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([
+			[1, 500],
+			[2, 200],
+		]);
+		expect(JSON.parse(deliveries[1].response_body ?? '')).toEqual({ logged: true });
+		expect(runs).toBe(2);
+		expect(trigger.executions.map((execution) => execution.items[0].dedupe_key)).toEqual([
+			trigger.executions[0].items[0].dedupe_key,
+			trigger.executions[0].items[0].dedupe_key,
+		]);
+	});
+
+	test('a run that succeeded: a redelivery starts nothing', async () => {
+		let runs = 0;
+		const { call, trigger, webhook } = await triggerWith(() => {
+			runs++;
+			return { logged: true };
+		});
+		const body = JSON.stringify(event(call.id));
+
+		const first = await post(webhook, body);
+		const again = await post(webhook, body);
+
+		expect(first).toEqual({ status: 200, body: { logged: true } });
+		expect(again).toEqual({ status: 200, body: { received: true, duplicate: true } });
+		expect(runs).toBe(1);
+		expect(trigger.executions).toHaveLength(1);
+	});
+
+	test("a redelivered tool call whose run succeeded gets the run's answer again, and starts nothing", async () => {
+		let runs = 0;
+		const { call, trigger, webhook } = await triggerWith((items) => {
+			runs++;
+			return {
+				result: `Order ${String((items[0].tool_arguments as IDataObject).order_id)} ships tomorrow`,
+			};
+		});
+		const body = JSON.stringify(
+			event(call.id, {
+				event_type: 'tool_call',
+				data: { name: 'check_order', arguments: { order_id: '1042' } },
+			}),
+		);
+
+		const first = await post(webhook, body);
+		const again = await post(webhook, body);
+
+		expect(first).toEqual({ status: 200, body: { result: 'Order 1042 ships tomorrow' } });
+		expect(again).toEqual(first);
+		expect(runs).toBe(1);
+		expect(trigger.executions).toHaveLength(1);
+	});
+
+	test('a redelivery while the first run is still under way is answered 409 and starts nothing; once the run succeeded, 200', async () => {
+		const run = gate<IDataObject>();
+		const { call, trigger, webhook } = await triggerWith(() => run.opened);
+		const body = JSON.stringify(event(call.id));
+
+		const first = post(webhook, body);
+		await trigger.waitForExecutions(1);
+		const during = await post(webhook, body);
+		run.open({ logged: true });
+		const answered = await first;
+		const after = await post(webhook, body);
+
+		expect(during).toEqual({
+			status: 409,
+			body: { error: 'Conflict', message: 'This event is being handled; deliver it again later' },
+		});
+		expect(answered).toEqual({ status: 200, body: { logged: true } });
+		expect(after).toEqual({ status: 200, body: { received: true, duplicate: true } });
+		expect(trigger.executions).toHaveLength(1);
+		expect(warnings.messages()).toEqual([
+			'Voice Agent Trigger answered 409 (in-flight) and started no execution',
+			'Voice Agent Trigger answered 200 (duplicate) and started no execution',
+		]);
+	});
+
+	test('a run that succeeded after the sender stopped waiting still counts: the redelivery starts nothing', async () => {
+		const run = gate<IDataObject>();
+		let runs = 0;
+		const { call, trigger, webhook } = await triggerWith(() => {
+			runs++;
+			return run.opened;
+		});
+		const body = JSON.stringify(event(call.id));
+
+		// The service gives up on the first delivery (its 10 s timeout, here 300 ms) while the run goes on.
+		const first = fetch(webhook, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body,
+			signal: AbortSignal.timeout(300),
+		});
+		await trigger.waitForExecutions(1);
+		await expect(first).rejects.toThrow();
+		run.open({ logged: true });
+		await sleep(50);
+		const again = await post(webhook, body);
+
+		expect(again).toEqual({ status: 200, body: { received: true, duplicate: true } });
+		expect(runs).toBe(1);
+	});
+
+	test('a redelivery while the first run is under way, which then fails: the next redelivery starts the workflow again', async () => {
+		const run = gate<IDataObject>();
+		let runs = 0;
+		const { call, trigger, webhook } = await triggerWith(async () => {
+			runs++;
+			if (runs === 1) {
+				await run.opened;
+				throw new Error('The CRM was down');
+			}
+			return { logged: true };
+		});
+		const body = JSON.stringify(event(call.id));
+
+		const first = post(webhook, body);
+		await trigger.waitForExecutions(1);
+		const during = await post(webhook, body);
+		run.open({});
+		expect((await first).status).toBe(500);
+		const after = await post(webhook, body);
+
+		expect(during.status).toBe(409);
+		expect(after).toEqual({ status: 200, body: { logged: true } });
+		expect(runs).toBe(2);
 	});
 });

@@ -2,35 +2,76 @@
  * The Voice Agent Trigger's memory of accepted events, as a pure unit: bounded per trigger and in the
  * number of triggers. The engine suite ./redeliveries.test.cts proves the behaviour over HTTP.
  */
-import { acceptOnce, dedupeKey, wasAccepted } from '../../../nodes/VoiceAgentTrigger/redeliveries';
+import {
+	beginHandling,
+	dedupeKey,
+	forget,
+	recordHandled,
+	settle,
+	stateOf,
+} from '../../../nodes/VoiceAgentTrigger/redeliveries';
 
-describe('the memory of accepted events', () => {
-	test('accepts an event once per trigger', () => {
-		expect(acceptOnce('unit-a', 'k1')).toBe(true);
-		expect(acceptOnce('unit-a', 'k1')).toBe(false);
-		expect(acceptOnce('unit-b', 'k1')).toBe(true);
-		expect(wasAccepted('unit-a', 'k1')).toBe(true);
-		expect(wasAccepted('unit-a', 'k2')).toBe(false);
+const handled = (trigger: string, key: string) => stateOf(trigger, key)?.inFlight === false;
+
+describe('the memory of events', () => {
+	test('claims an event once per trigger: in flight until settled', () => {
+		expect(beginHandling('unit-a', 'k1')).toBe(true);
+		expect(beginHandling('unit-a', 'k1')).toBe(false);
+		expect(beginHandling('unit-b', 'k1')).toBe(true);
+		expect(stateOf('unit-a', 'k1')).toEqual({ inFlight: true });
+		expect(stateOf('unit-a', 'k2')).toBeUndefined();
+	});
+
+	test('a 2xx answer records the event as handled, with the answer given; any other answer forgets it', () => {
+		beginHandling('unit-settle', 'ok');
+		beginHandling('unit-settle', 'failed');
+		const answer = { status: 200, contentType: 'application/json', body: '{"result":"x"}' };
+
+		settle('unit-settle', 'ok', 200, answer);
+		settle('unit-settle', 'failed', 500, undefined);
+
+		expect(stateOf('unit-settle', 'ok')).toEqual({ inFlight: false, answer });
+		expect(stateOf('unit-settle', 'failed')).toBeUndefined();
+		expect(beginHandling('unit-settle', 'failed')).toBe(true);
+	});
+
+	test('an answer larger than 64 KiB is not kept; the event still counts as handled', () => {
+		beginHandling('unit-large', 'k');
+		settle('unit-large', 'k', 200, {
+			status: 200,
+			contentType: undefined,
+			body: 'x'.repeat(65_537),
+		});
+		expect(stateOf('unit-large', 'k')).toEqual({ inFlight: false });
+	});
+
+	test('settling an event that is not in flight changes nothing', () => {
+		recordHandled('unit-late', 'k');
+		settle('unit-late', 'k', 500, undefined);
+		expect(handled('unit-late', 'k')).toBe(true);
+		forget('unit-late', 'k');
+		settle('unit-late', 'k', 200, undefined);
+		expect(stateOf('unit-late', 'k')).toBeUndefined();
 	});
 
 	test('keeps the last 1000 events of a trigger: the oldest is forgotten first', () => {
-		for (let index = 0; index < 1001; index++) acceptOnce('unit-many', `event ${index}`);
+		for (let index = 0; index < 1001; index++) recordHandled('unit-many', `event ${index}`);
 
-		expect(wasAccepted('unit-many', 'event 0')).toBe(false);
-		expect(wasAccepted('unit-many', 'event 1')).toBe(true);
-		expect(wasAccepted('unit-many', 'event 1000')).toBe(true);
+		expect(handled('unit-many', 'event 0')).toBe(false);
+		expect(handled('unit-many', 'event 1')).toBe(true);
+		expect(handled('unit-many', 'event 1000')).toBe(true);
 	});
 
 	test('keeps 200 triggers: the one least recently used is forgotten first', () => {
-		acceptOnce('unit-old', 'x');
-		acceptOnce('unit-busy', 'x');
+		recordHandled('unit-old', 'x');
+		recordHandled('unit-busy', 'x');
 		for (let index = 0; index < 199; index++) {
-			acceptOnce(`unit-other ${index}`, 'x');
-			acceptOnce('unit-busy', `y ${index}`);
+			recordHandled(`unit-other ${index}`, 'x');
+			recordHandled('unit-busy', `y ${index}`);
 		}
 
-		expect(wasAccepted('unit-old', 'x')).toBe(false);
-		expect(wasAccepted('unit-busy', 'x')).toBe(true);
+		expect(handled('unit-old', 'x')).toBe(false);
+		expect(handled('unit-busy', 'x')).toBe(true);
 	});
 });
 

@@ -8,11 +8,21 @@ import { CHECK_ORDER_TOOL } from '../../support/fixtures.cts';
 import { rl } from '../../support/n8n.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 import { useTriggers } from './trigger.cts';
-import { agentUpserts, hashOf, setWebhookElsewhere, splitWebhook, tokenBits } from './helpers.cts';
+import {
+	agentUpserts,
+	hashOf,
+	openSealed,
+	sealWith,
+	setWebhookElsewhere,
+	splitWebhook,
+	tokenBits,
+	useWarnings,
+} from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
 const triggers = useTriggers(sandbox);
+const warnings = useWarnings();
 
 const THEIR_WEBHOOK = 'https://hooks.example.com/voice?token=their-secret';
 
@@ -41,7 +51,7 @@ describe('activating on an agent without a webhook', () => {
 				tokenHash: hashOf(params.token),
 				rotation: 0,
 				agentId: agent.id,
-				previousWebhook: '',
+				sealedPreviousWebhook: '',
 				kind: 'production',
 			},
 		});
@@ -173,6 +183,77 @@ describe('an agent whose webhook points elsewhere', () => {
 	});
 });
 
+describe('the webhook a trigger replaced', () => {
+	/** A published trigger that took the agent over from THEIR_WEBHOOK. */
+	async function replacing() {
+		const agent = await createAgent(sandbox, { name: 'Support', webhook: THEIR_WEBHOOK });
+		const trigger = await triggers.start(agent.id, { options: { replaceExistingWebhook: true } });
+		await trigger.activate();
+		return { agent, trigger, url: trigger.url('production') };
+	}
+
+	test("is kept sealed: the workflow's static data (and so its export) holds neither its URL nor its token", async () => {
+		const { trigger, url } = await replacing();
+
+		const saved = trigger.registrations()[url];
+		expect(JSON.stringify(trigger.registrations())).not.toContain('their-secret');
+		expect(JSON.stringify(trigger.registrations())).not.toContain('hooks.example.com');
+		expect(saved.previousWebhook).toBeUndefined();
+		// AES-256-GCM under a key derived from the credential's API key: only that key opens it.
+		expect(openSealed(sandbox.apiKey, url, saved.sealedPreviousWebhook ?? '')).toBe(THEIR_WEBHOOK);
+		expect(openSealed('another-api-key', url, saved.sealedPreviousWebhook ?? '')).toBeUndefined();
+		// Bound to this registration: it does not open as another URL's.
+		expect(
+			openSealed(sandbox.apiKey, trigger.url('test'), saved.sealedPreviousWebhook ?? ''),
+		).toBeUndefined();
+	});
+
+	test('the same URL is sealed the same way by every registration (every main), so static data does not change', async () => {
+		const { trigger, url } = await replacing();
+		const first = trigger.registrations()[url].sealedPreviousWebhook;
+
+		await trigger.deactivate();
+		await trigger.activate();
+
+		expect(trigger.registrations()[url].sealedPreviousWebhook).toBe(first);
+	});
+
+	test('saved in clear by an earlier version: the next registration write seals it, and unpublishing puts it back', async () => {
+		const { agent, trigger, url } = await replacing();
+		const { sealedPreviousWebhook, ...rest } = trigger.registrations()[url];
+		expect(sealedPreviousWebhook).toMatch(/^v1\./);
+		trigger.saveRegistrations({ [url]: { ...rest, previousWebhook: THEIR_WEBHOOK } });
+		await sandbox.clearRequests();
+
+		await trigger.activate('init');
+
+		expect(await agentUpserts(sandbox)).toEqual([]);
+		expect(trigger.registrations()[url]).toEqual({ ...rest, sealedPreviousWebhook });
+		await trigger.deactivate();
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe(THEIR_WEBHOOK);
+	});
+
+	test("sealed with an API key the credential no longer has: unpublishing empties the agent's webhook (never a wrong URL) and says so in the log", async () => {
+		const { agent, trigger, url } = await replacing();
+		const saved = trigger.registrations()[url];
+		trigger.saveRegistrations({
+			[url]: {
+				...saved,
+				sealedPreviousWebhook: sealWith('the-previous-api-key', url, THEIR_WEBHOOK),
+			},
+		});
+
+		await trigger.deactivate();
+
+		expect(trigger.removalErrors).toEqual([]);
+		expect((await getAgent(sandbox, agent.id)).webhook).toBe('');
+		expect(trigger.registrations()).toEqual({});
+		expect(warnings.messages()).toEqual([
+			"Voice Agent Trigger could not put back the agent's previous webhook: it was saved with another API key of the credential. The agent's webhook is now empty; set it again (in the service, or with Agent → Create or Update).",
+		]);
+	});
+});
+
 describe('checkExists', () => {
 	test('is false before the trigger was ever activated, even when the agent has a webhook', async () => {
 		const agent = await createAgent(sandbox, { name: 'Support', webhook: THEIR_WEBHOOK });
@@ -272,7 +353,7 @@ describe('changing the agent of an active workflow', () => {
 		);
 		expect(trigger.registrations()[trigger.url('production')]).toMatchObject({
 			agentId: second.id,
-			previousWebhook: '',
+			sealedPreviousWebhook: '',
 		});
 	});
 });

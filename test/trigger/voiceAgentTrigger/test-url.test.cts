@@ -6,7 +6,7 @@
 import { createAgent, getAgent, placeCall } from '../../support/api.cts';
 import { post, useTriggers } from './trigger.cts';
 import { useSandbox } from '../../support/sandbox.cts';
-import { agentUpserts, hashOf, splitWebhook, tokenBits } from './helpers.cts';
+import { agentUpserts, hashOf, openSealed, splitWebhook, tokenBits } from './helpers.cts';
 
 // Calls placed here never end by themselves; the tests end them.
 const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 });
@@ -61,10 +61,14 @@ describe('listening for a test event', () => {
 				tokenHash: hashOf(splitWebhook(testWebhook).params.token),
 				rotation: 0,
 				agentId: agent.id,
-				previousWebhook: production,
+				sealedPreviousWebhook: expect.stringMatching(/^v1\./),
 				kind: 'test',
 			},
 		});
+		// The production URL to put back is sealed: its token is not in the test registration.
+		const sealed = trigger.registrations('test')[trigger.url('test')].sealedPreviousWebhook ?? '';
+		expect(sealed).not.toContain(splitWebhook(production).params.token);
+		expect(openSealed(sandbox.apiKey, trigger.url('test'), sealed)).toBe(production);
 		expect(Object.keys(trigger.registrations('production'))).toEqual([trigger.url('production')]);
 
 		expect(await sendEvent(call.id)).toMatchObject({ url: testWebhook, status: 200 });
@@ -152,7 +156,7 @@ describe('a test URL left behind when n8n restarted while listening', () => {
 		await trigger.activate();
 
 		expect(splitWebhook(await webhookOf(agent.id)).base).toBe(trigger.url('production'));
-		expect(trigger.registrations()[trigger.url('production')].previousWebhook).toBe('');
+		expect(trigger.registrations()[trigger.url('production')].sealedPreviousWebhook).toBe('');
 		await trigger.deactivate();
 		expect(await webhookOf(agent.id)).toBe('');
 	});
@@ -197,7 +201,7 @@ describe('a test URL left behind when n8n restarted while listening', () => {
 
 		expect(await webhookOf(agent.id)).toBe(left);
 		expect(await agentUpserts(sandbox)).toEqual([]);
-		expect(trigger.registrations('test')[trigger.url('test')].previousWebhook).toBe('');
+		expect(trigger.registrations('test')[trigger.url('test')].sealedPreviousWebhook).toBe('');
 		await trigger.stopListening();
 		expect(await webhookOf(agent.id)).toBe('');
 	});

@@ -192,7 +192,7 @@ describe('the saved state (static data, in every workflow export)', () => {
 				tokenHash: hashOf(first),
 				rotation: 0,
 				agentId: agent.id,
-				previousWebhook: '',
+				sealedPreviousWebhook: '',
 				kind: 'production',
 			},
 		});

@@ -30,7 +30,10 @@ export type Registration = {
 	/** The token in clear, as versions before hashing saved it. */
 	secret?: string;
 	agentId: string;
-	previousWebhook: string;
+	/** The webhook to put back, sealed with a key derived from the API key; '' when none. */
+	sealedPreviousWebhook?: string;
+	/** The webhook to put back in clear, as versions before sealing saved it. */
+	previousWebhook?: string;
 	kind: 'production' | 'test';
 };
 

@@ -74,30 +74,50 @@ export function expressPair(
 	body: unknown,
 ): ExpressPair {
 	let written: { status: number; text: string } | undefined;
+	// As express's response, which n8n gives the node and also answers through itself: send() and json()
+	// go through end(), and n8n sets the status and headers before the body.
 	const expressResponse = {
-		statusCode: 200,
+		get statusCode() {
+			return response.statusCode;
+		},
+		set statusCode(code: number) {
+			response.statusCode = code;
+		},
 		status(code: number) {
-			this.statusCode = code;
+			response.statusCode = code;
 			return this;
 		},
 		setHeader(name: string, value: string) {
 			response.setHeader(name, value);
 			return this;
 		},
+		getHeader(name: string) {
+			return response.getHeader(name);
+		},
 		json(value: unknown) {
-			response.setHeader('content-type', 'application/json; charset=utf-8');
+			if (!response.hasHeader('content-type'))
+				response.setHeader('content-type', 'application/json; charset=utf-8');
 			return this.send(JSON.stringify(value));
 		},
 		send(value?: unknown) {
 			const text =
 				value === undefined ? '' : typeof value === 'string' ? value : JSON.stringify(value);
-			written = { status: this.statusCode, text };
-			response.statusCode = this.statusCode;
+			if (!response.hasHeader('content-type'))
+				response.setHeader('content-type', 'text/html; charset=utf-8');
+			return this.end(text);
+		},
+		end(text?: string) {
+			written = { status: response.statusCode, text: text ?? '' };
 			response.end(text);
 			return this;
 		},
-		end() {
-			return this.send();
+		on(event: string, listener: () => void) {
+			response.on(event, listener);
+			return this;
+		},
+		once(event: string, listener: () => void) {
+			response.once(event, listener);
+			return this;
 		},
 		get headersSent() {
 			return response.headersSent;

@@ -36,7 +36,10 @@ export type ResponseMode = 'onReceived' | 'lastNode' | 'responseNode';
  * node sends, in the response modes lastNode / responseNode. A throw is a failed execution, which n8n
  * answers with a 500.
  */
-export type WorkflowAnswer = (items: IDataObject[], responseMode: ResponseMode) => IDataObject;
+export type WorkflowAnswer = (
+	items: IDataObject[],
+	responseMode: ResponseMode,
+) => IDataObject | Promise<IDataObject>;
 
 /** One request that reached the receiver, and how it was answered. */
 export interface ReceivedRequest {
@@ -55,6 +58,8 @@ export interface ReceivedRequest {
 export interface StartedExecution {
 	kind: WebhookKind;
 	items: IDataObject[];
+	/** An execution n8n starts, failed, when webhook() throws: it shows in the executions list. */
+	failed?: true;
 }
 
 export class WebhookServer {
@@ -62,6 +67,7 @@ export class WebhookServer {
 	readonly received: ReceivedRequest[] = [];
 	readonly executions: StartedExecution[] = [];
 	private failuresToAnswer = 0;
+	private failuresToStart = 0;
 	private readonly background = new Set<Promise<unknown>>();
 	private closed: Promise<void> | undefined;
 
@@ -90,6 +96,14 @@ export class WebhookServer {
 	/** Answers the next `count` requests with 503 before the node sees them (n8n briefly unavailable). */
 	failNextRequests(count: number): void {
 		this.failuresToAnswer = count;
+	}
+
+	/**
+	 * n8n fails to start the next `count` executions the node asked for (the database or, in queue mode,
+	 * Redis unavailable): it answers 500 and no execution exists.
+	 */
+	failNextStarts(count: number): void {
+		this.failuresToStart = count;
 	}
 
 	/** Waits until `count` executions were started, or fails after `timeoutMs`. */
@@ -123,7 +137,7 @@ export class WebhookServer {
 	): Promise<void> {
 		const url = new URL(request.url ?? '/', this.origin);
 		const raw = await readBody(request);
-		const send = (status: number, body: unknown) => {
+		let send = (status: number, body: unknown) => {
 			response.writeHead(status, { 'content-type': 'application/json; charset=utf-8' });
 			response.end(JSON.stringify(body));
 		};
@@ -158,6 +172,8 @@ export class WebhookServer {
 		const express = expressPair(request, response, url, query, parsed.body);
 		additionalData.httpRequest = express.httpRequest;
 		additionalData.httpResponse = express.httpResponse;
+		// From here n8n answers through the same express response it gave the node.
+		send = (status, body) => void express.httpResponse.status(status).json(body);
 		const context = new WebhookContext(
 			workflow,
 			node,
@@ -174,6 +190,8 @@ export class WebhookServer {
 			result = await trigger.nodeType.webhook.call(context);
 		} catch (error) {
 			entry.error = error as Error;
+			// n8n answers 500 and records a failed execution of the workflow (Error Workflows fire).
+			this.executions.push({ kind, items: [{}], failed: true });
 			return answer(500, { code: 0, message: 'Error in workflow' });
 		}
 
@@ -188,6 +206,10 @@ export class WebhookServer {
 		}
 		if (result.workflowData === undefined)
 			return answer(200, result.webhookResponse ?? { message: 'Webhook call received' });
+		if (this.failuresToStart > 0) {
+			this.failuresToStart--;
+			return answer(500, { code: 0, message: 'There was a problem executing the workflow' });
+		}
 		const items = (result.workflowData[0] ?? []).map((item) => item.json);
 		this.executions.push({ kind, items });
 		if (kind === 'test') {
@@ -228,7 +250,7 @@ export class WebhookServer {
 		try {
 			if (!workflowAnswer)
 				throw new Error(`No workflowAnswer given for response mode ${responseMode}`);
-			produced = workflowAnswer(items, responseMode);
+			produced = await workflowAnswer(items, responseMode);
 		} catch (error) {
 			entry.error = error as Error;
 			return answer(500, { code: 0, message: 'Error in workflow' });

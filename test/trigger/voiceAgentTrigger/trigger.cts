@@ -31,7 +31,12 @@ import {
 } from './trigger-webhooks.cts';
 
 export type { Registration } from './trigger-activation.cts';
-export type { ReceivedRequest, ResponseMode, StartedExecution } from './trigger-webhooks.cts';
+export type {
+	ReceivedRequest,
+	ResponseMode,
+	StartedExecution,
+	WorkflowAnswer,
+} from './trigger-webhooks.cts';
 export {
 	TRIGGER_NODE_NAME,
 	TRIGGER_TYPE,
@@ -83,6 +88,11 @@ export class TriggerHarness extends TriggerActivation {
 	/** Answers the next `count` requests with 503 before the node sees them (n8n briefly unavailable). */
 	failNextRequests(count: number): void {
 		this.webhooks.failNextRequests(count);
+	}
+
+	/** n8n fails to start the next `count` executions (answers 500, no execution). */
+	failNextStarts(count: number): void {
+		this.webhooks.failNextStarts(count);
 	}
 
 	/** Waits until `count` executions were started, or fails after `timeoutMs`. */

@@ -128,9 +128,9 @@ describe('decideRetry', () => {
 		});
 	});
 
-	test('a webhook answer waits at most 2 seconds in all, and tries twice at most', () => {
+	test('a webhook answer waits at most 1 second in all, and tries twice at most (three times after a 429)', () => {
 		const webhook = RETRY_BUDGETS.webhook;
-		expect(decideRetry(answer(429, 5_000), true, fresh, webhook)).toEqual({
+		expect(decideRetry(answer(429, 2_000), true, fresh, webhook)).toEqual({
 			retry: false,
 			reason: 'retry-after-too-long',
 		});
@@ -146,7 +146,15 @@ describe('decideRetry', () => {
 			retry: false,
 			reason: 'attempts-spent',
 		});
-		expect(webhook.timeoutMs).toBeLessThanOrEqual(5_000);
+		expect(
+			decideRetry(answer(500), true, { ...fresh, rateLimitWaits: 1, waitedMs: 1_000 }, webhook),
+		).toEqual({ retry: false, reason: 'wait-budget-spent' });
+	});
+
+	test("a webhook's detail read ends well inside the sender's 10 s delivery timeout, in the worst case", () => {
+		const webhook = RETRY_BUDGETS.webhook;
+		const attempts = webhook.maxAttempts + webhook.maxRateLimitWaits;
+		expect(attempts * webhook.timeoutMs + webhook.maxTotalWaitMs).toBeLessThanOrEqual(7_000);
 	});
 
 	test('the editor and activation fail fast too', () => {
