@@ -23,6 +23,9 @@ const log = (line) => console.log(`[e2e] ${line}`);
 
 const NUMBERS = ['+14155550101', '+14155550102', '+14155550103'];
 const LIMIT_REACHED = /Max Calls per Run \(1\) is reached/;
+/** A From that is no agent's phone number: the service refuses the call (400). */
+const NO_AGENTS_NUMBER = '+14150000001';
+const FROM_REFUSED = `The Voice Agent API rejected the request: From (Agent) must be the phone_number of one of your agents; ${NO_AGENTS_NUMBER} is not`;
 
 let sandbox;
 let api;
@@ -104,13 +107,14 @@ function agentWorkflow(name, agentVersion, maxCallsPerRun, voiceAgent) {
 }
 
 /**
- * Manual Trigger → one item per number → Call → Create version 1.1 (no skip window: only the node's
- * memory of its own calls stands between the tries), Max Calls per Run 1 so the second item fails when
- * the node runs, Retry On Fail with 3 tries.
+ * Manual Trigger → one item per call → Call → Create version 1.1 (no skip window: only the node's
+ * memory of its own calls stands between the tries) with Retry On Fail, 3 tries. Each item gives From
+ * as a phone number, which the node sends as it is: the second item's is no agent's, so the service
+ * refuses that call when the node runs, after the first item's call was placed.
  */
-function retryWorkflow(name) {
-	const numbers = {
-		name: 'Numbers',
+function retryWorkflow(name, calls) {
+	const items = {
+		name: 'Calls',
 		type: 'n8n-nodes-base.set',
 		typeVersion: 3.4,
 		position: [200, 0],
@@ -119,9 +123,9 @@ function retryWorkflow(name) {
 				assignments: [
 					{
 						id: 'a0000001-0000-4000-8000-000000000000',
-						name: 'numbers',
+						name: 'calls',
 						type: 'array',
-						value: `={{ ${JSON.stringify(NUMBERS.slice(0, 2))} }}`,
+						value: `={{ ${JSON.stringify(calls)} }}`,
 					},
 				],
 			},
@@ -129,11 +133,11 @@ function retryWorkflow(name) {
 		},
 	};
 	const split = {
-		name: 'One item per number',
+		name: 'One item per call',
 		type: 'n8n-nodes-base.splitOut',
 		typeVersion: 1,
 		position: [400, 0],
-		parameters: { fieldToSplitOut: 'numbers', include: 'noOtherFields', options: {} },
+		parameters: { fieldToSplitOut: 'calls', include: 'noOtherFields', options: {} },
 	};
 	const call = {
 		name: 'Call',
@@ -143,16 +147,16 @@ function retryWorkflow(name) {
 		parameters: {
 			resource: 'call',
 			operation: 'create',
-			from: { __rl: true, mode: 'name', value: 'Front Desk' },
-			to: '={{ $json.numbers }}',
-			options: { allowedDestinations: '+1415', maxCallsPerRun: 1 },
+			from: { __rl: true, mode: 'phoneNumber', value: '={{ $json.from }}' },
+			to: '={{ $json.to }}',
+			options: { allowedDestinations: '+1415' },
 		},
 		credentials: { voiceAgentApi: CREDENTIAL },
 		retryOnFail: true,
 		maxTries: 3,
 		waitBetweenTries: 100,
 	};
-	const nodes = [manualTrigger(), numbers, split, call];
+	const nodes = [manualTrigger(), items, split, call];
 	const connections = {};
 	for (let i = 0; i + 1 < nodes.length; i++) {
 		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
@@ -179,7 +183,7 @@ before(async () => {
 	sandbox = await startEmptySandbox(API_KEY);
 	api = sandboxClient(sandbox, API_KEY);
 	model = await startScriptedModel();
-	await api.call('POST', '/agent', { name: 'Front Desk', area_code: '415' });
+	const frontDesk = await api.call('POST', '/agent', { name: 'Front Desk', area_code: '415' });
 	await importCredentials(userFolder, [
 		voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl),
 		{ ...MODEL_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'scripted-key', url: model.url } },
@@ -198,7 +202,13 @@ before(async () => {
 			]);
 		}
 	}
-	workflows.push(['retry', retryWorkflow('E2E: answer shapes with Retry On Fail')]);
+	workflows.push([
+		'retry',
+		retryWorkflow('E2E: answer shapes with Retry On Fail', [
+			{ to: NUMBERS[0], from: frontDesk.phone_number },
+			{ to: NUMBERS[1], from: NO_AGENTS_NUMBER },
+		]),
+	]);
 	const ids = await importWorkflows(
 		userFolder,
 		workflows.map(([, workflow]) => workflow),
@@ -270,15 +280,24 @@ describe(`Call → Create as the tool of n8n ${N8N_VERSION}'s AI Agent`, { timeo
 	}
 
 	for (const shape of ['status_call_id', 'empty_202', 'null']) {
-		test(`POST /call answered ${shape}, Retry On Fail (3 tries), the second item over Max Calls per Run: each number phoned at most once`, async () => {
+		test(`POST /call answered ${shape}, Retry On Fail (3 tries), the second call refused each time: the first number is phoned once, the second never`, async () => {
 			await api.clearRequestLog();
 			await api.control('POST', '/variants', { create_answer: shape });
 			const run = await executeWorkflow(userFolder, workflowIds.retry).finally(() =>
 				api.control('POST', '/variants', {}),
 			);
 
-			assert.match(run.data.resultData.error?.message ?? '', LIMIT_REACHED);
 			assert.deepEqual(await dialled(), { [NUMBERS[0]]: 1 });
+			assert.equal(run.data.resultData.error?.message, FROM_REFUSED);
+			// The service refused the second call at each of the 3 tries: n8n did run the node 3 times.
+			const refused = (await api.requestLog()).filter(
+				(request) =>
+					request.method === 'POST' && request.path === '/v1/call' && request.status === 400,
+			);
+			assert.deepEqual(
+				refused.map((request) => request.body.to),
+				[NUMBERS[1], NUMBERS[1], NUMBERS[1]],
+			);
 		});
 	}
 });
