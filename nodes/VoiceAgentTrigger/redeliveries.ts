@@ -7,6 +7,8 @@ const EVENTS_PER_TRIGGER = 1000;
 const TRIGGERS = 200;
 /** The largest answer kept to be sent again to a redelivered tool call (bytes of its body). */
 const MAX_KEPT_ANSWER = 64 * 1024;
+/** All answers kept in this process together: past it, a handled event is remembered without its answer. */
+const MAX_KEPT_ANSWERS = 8 * 1024 * 1024;
 
 /** JSON with object keys sorted, so the same value always gives the same text. */
 function stableJson(value: unknown): string {
@@ -46,21 +48,37 @@ export type EventState = { inFlight: true } | { inFlight: false; answer?: KeptAn
 
 /** Events per trigger registration, in this process only; Maps keep insertion order for the bounds. */
 const known = new Map<string, Map<string, EventState>>();
+/** Bytes of the answers kept now, across triggers. */
+let keptBytes = 0;
+
+function sizeOf(state: EventState | undefined): number {
+	return state && !state.inFlight && state.answer ? Buffer.byteLength(state.answer.body) : 0;
+}
+
+function dropEvent(events: Map<string, EventState>, key: string): void {
+	keptBytes -= sizeOf(events.get(key));
+	events.delete(key);
+}
 
 function eventsOf(trigger: string): Map<string, EventState> {
 	let events = known.get(trigger);
 	if (events) known.delete(trigger);
 	else events = new Map();
 	known.set(trigger, events);
-	if (known.size > TRIGGERS) known.delete(known.keys().next().value as string);
+	if (known.size > TRIGGERS) {
+		const oldest = known.keys().next().value as string;
+		for (const state of known.get(oldest)?.values() ?? []) keptBytes -= sizeOf(state);
+		known.delete(oldest);
+	}
 	return events;
 }
 
 function remember(trigger: string, key: string, state: EventState): void {
 	const events = eventsOf(trigger);
-	events.delete(key);
+	dropEvent(events, key);
 	events.set(key, state);
-	if (events.size > EVENTS_PER_TRIGGER) events.delete(events.keys().next().value as string);
+	keptBytes += sizeOf(state);
+	if (events.size > EVENTS_PER_TRIGGER) dropEvent(events, events.keys().next().value as string);
 }
 
 /** What this trigger knows of the event (read only). */
@@ -80,13 +98,16 @@ export function beginHandling(trigger: string, key: string): boolean {
 
 /** The event was handled: redeliveries start nothing (and get this answer again, when kept). */
 export function recordHandled(trigger: string, key: string, answer?: KeptAnswer): void {
-	const kept = answer && Buffer.byteLength(answer.body) <= MAX_KEPT_ANSWER ? answer : undefined;
+	const size = answer ? Buffer.byteLength(answer.body) : 0;
+	const fits = size <= MAX_KEPT_ANSWER && keptBytes + size <= MAX_KEPT_ANSWERS;
+	const kept = answer && fits ? answer : undefined;
 	remember(trigger, key, kept ? { inFlight: false, answer: kept } : { inFlight: false });
 }
 
 /** The event was not handled (its run failed, or it was refused): a redelivery runs it again. */
 export function forget(trigger: string, key: string): void {
-	known.get(trigger)?.delete(key);
+	const events = known.get(trigger);
+	if (events) dropEvent(events, key);
 }
 
 /**

@@ -88,3 +88,18 @@ describe('the dedupe key', () => {
 		);
 	});
 });
+
+describe('the answers kept for redelivered tool calls', () => {
+	test('at most 8 MiB in a process: past it, a handled event is remembered without its answer', () => {
+		const body = 'x'.repeat(60 * 1024);
+		const trigger = 'https://n8n.example.com/webhook/kept/events';
+		for (let index = 0; index < 200; index++) {
+			expect(beginHandling(trigger, `key-${index}`)).toBe(true);
+			settle(trigger, `key-${index}`, 200, { status: 200, contentType: 'application/json', body });
+		}
+		const kept = Array.from({ length: 200 }, (_, index) => stateOf(trigger, `key-${index}`));
+		expect(kept.every((state) => state?.inFlight === false)).toBe(true);
+		const withAnswer = kept.filter((state) => state?.inFlight === false && state.answer).length;
+		expect(withAnswer).toBe(Math.floor((8 * 1024 * 1024) / (60 * 1024)));
+	});
+});
