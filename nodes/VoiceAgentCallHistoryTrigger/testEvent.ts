@@ -6,6 +6,7 @@ import { dataProblemError } from '../shared/errors';
 import type { RequestOptions } from '../shared/transport/types';
 import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
+import { withDedupeKey } from './ended';
 import { readSettings } from './settings';
 
 /** How far "Fetch Test Event" looks for an ended call among calls in progress. */
@@ -40,10 +41,13 @@ export async function fetchTestEvent(context: IPollFunctions): Promise<INodeExec
 	}
 	const item =
 		settings.event === 'newCall'
-			? found
-			: withTranscriptFormat(
-					await getCall(context, found.id, EDITOR_WAIT),
-					settings.transcriptFormat,
+			? withDedupeKey(found, 'new_call')
+			: withDedupeKey(
+					withTranscriptFormat(
+						await getCall(context, found.id, EDITOR_WAIT),
+						settings.transcriptFormat,
+					),
+					'call_ended',
 				);
 	return [context.helpers.returnJsonArray([item])];
 }
