@@ -5,13 +5,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 
-import {
-	createAgent,
-	endCall,
-	newEndedCalls,
-	placeCall,
-	wireLines,
-} from '../../support/api.cts';
+import { createAgent, endCall, newEndedCalls, placeCall, wireLines } from '../../support/api.cts';
 import { ids } from '../../support/fixtures.cts';
 import { usePollTriggers } from './poll.cts';
 import { startInterceptingProxy, type InterceptingProxy } from '../../support/proxy.cts';
