@@ -33,7 +33,7 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["event"] === "newCall" ? "New Call" : "Call Ended"}}',
 		description:
-			'Checks the call history on a schedule and starts the workflow once for each call that ended (or each new call), for one agent or all: for exports and reports',
+			'Checks the call history on a schedule and starts the workflow for each call that ended (or each new call), for one agent or all, with a key to deduplicate: for exports and reports',
 		defaults: { name: 'Voice Agent Call History Trigger' },
 		polling: true,
 		inputs: [],
