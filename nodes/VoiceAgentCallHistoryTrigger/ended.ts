@@ -19,7 +19,7 @@ export function withDedupeKey(call: IDataObject, event: 'call_ended' | 'new_call
 }
 
 /** Whether an ended call's status is one End Statuses asks for (all of them when it is empty). */
-function wanted(settings: TriggerSettings, call: { status?: unknown }): boolean {
+export function wanted(settings: TriggerSettings, call: { status?: unknown }): boolean {
 	return settings.endStatuses.size === 0 || settings.endStatuses.has(normalStatus(call.status));
 }
 

@@ -79,6 +79,22 @@ describe('End Statuses', () => {
 	});
 });
 
+describe('End Statuses in Fetch Test Event', () => {
+	test('the latest call that ended with a listed status, not a newer one with another status', async () => {
+		const agent = await createAgent(sandbox);
+		const busy = await placeCall(sandbox, agent, { to: '+14155550101' });
+		const completed = await placeCall(sandbox, agent, { to: '+14155550102' });
+		await endCall(sandbox, busy.id, 'busy');
+		await endCall(sandbox, completed.id, 'completed');
+		const trigger = await start({ options: { endStatuses: 'busy' } });
+
+		const run = await trigger.fetchTestEvent();
+
+		expect(run.items.map((item) => item.json.id)).toEqual([busy.id]);
+		expect(run.items[0].json.dedupe_key).toBe(`${busy.id}:call_ended`);
+	});
+});
+
 describe('dedupe_key', () => {
 	test('a call output again after n8n stopped before saving carries the same key: what a Remove Duplicates step compares', async () => {
 		const agent = await createAgent(sandbox);
