@@ -66,6 +66,9 @@ async function readPage(
 	limit: number,
 ): Promise<PageRead> {
 	const last = new Set(position.last);
+	// Its place is on the first page: new calls come in above it there, so it is found by its last calls.
+	if (position.cursor === undefined && last.size > 0)
+		return await findPlaceAgain(context, filter, last);
 	try {
 		const page = await callPage(context, filter, position.cursor, limit, POLL);
 		return {

@@ -271,3 +271,23 @@ describe('Call History Trigger: every ended call, at least once; exactly once wi
 		propertyTimeout(RUNS, 4_000),
 	);
 });
+
+describe('counterexamples the property found', () => {
+	test('a backfill cursor refused while 54 calls in progress wait above it, 20 calls per poll: none output twice', async () => {
+		await runScenario({
+			history: 90,
+			startFrom: 'allHistory',
+			maxCallsPerPoll: 20,
+			endStatuses: ['x_unknown'],
+			filter: undefined,
+			steps: [
+				{ kind: 'place', count: 54, selfEnding: false },
+				{ kind: 'fault', route: 'GET /calls', rate: 0.2555617417674512, status: 400, times: 2 },
+				{ kind: 'poll' },
+				{ kind: 'skip' },
+				{ kind: 'poll' },
+				{ kind: 'skip' },
+			],
+		});
+	}, 60_000);
+});
