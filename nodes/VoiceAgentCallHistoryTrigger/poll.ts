@@ -145,9 +145,13 @@ async function runPoll(
 	let items: IDataObject[];
 	let pending: string[] = [];
 	if (settings.event === 'newCall') {
-		items = [...newestFirst].reverse().map((call) => withDedupeKey(call, 'new_call'));
+		const byId = new Map([...newestFirst].reverse().map((call) => [call.id, call]));
+		items = [...byId.values()].map((call) => withDedupeKey(call, 'new_call'));
 	} else {
-		const order = [...state.pending, ...[...newestFirst].reverse().map((call) => call.id)];
+		// A call is read and output once per poll, even if the list showed it twice (listed late, a shifted page).
+		const order = [
+			...new Set([...state.pending, ...[...newestFirst].reverse().map((call) => call.id)]),
+		];
 		const outcome = await readEndedCalls(context, settings, order, taken.listed);
 		({ items, pending } = outcome);
 		if (outcome.failure) taken.failures.push(outcome.failure);
