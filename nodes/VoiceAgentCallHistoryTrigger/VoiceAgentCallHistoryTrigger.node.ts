@@ -13,7 +13,12 @@ import { credentialTest, listSearch } from '../shared/methods';
 import { startNewRun } from '../shared/runCache';
 import { transcriptFormatOption } from '../shared/parameters/transcriptFormat';
 import { pollCallHistory } from './poll';
-import { eventProperty, startFromOptions } from './settings';
+import {
+	endStatusesOption,
+	eventProperty,
+	maxCallsPerPollOption,
+	startFromOptions,
+} from './settings';
 import { fetchTestEvent } from './testEvent';
 
 export class VoiceAgentCallHistoryTrigger implements INodeType {
@@ -28,7 +33,7 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 		version: 1,
 		subtitle: '={{$parameter["event"] === "newCall" ? "New Call" : "Call Ended"}}',
 		description:
-			'Checks the call history on a schedule and starts the workflow once for each call that ended (or each new call), for one agent or all: for exports and reports',
+			'Checks the call history on a schedule and starts the workflow for each call that ended (or each new call), for one agent or all, with a key to deduplicate: for exports and reports',
 		defaults: { name: 'Voice Agent Call History Trigger' },
 		polling: true,
 		inputs: [],
@@ -37,7 +42,7 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					"Checks the call history at the Poll Times above and outputs each call once, even across restarts. It leaves agents' webhooks alone, so it runs beside the Voice Agent Trigger (instant events of one agent) and in any number of workflows.",
+					"Checks the call history at the Poll Times above and outputs each call at least once (once, unless n8n stops right after a poll), with a dedupe_key for Remove Duplicates. It leaves agents' webhooks alone, so it runs beside the Voice Agent Trigger (instant events of one agent) and in any number of workflows.",
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -46,6 +51,8 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 			...callListFilters(),
 			optionsCollection([
 				...startFromOptions,
+				maxCallsPerPollOption,
+				endStatusesOption,
 				transcriptFormatOption({ displayOptions: { show: { '/event': ['callEnded'] } } }),
 			]),
 		],

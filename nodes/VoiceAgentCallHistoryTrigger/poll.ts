@@ -1,115 +1,130 @@
 import type { IDataObject, INodeExecutionData, IPollFunctions } from 'n8n-workflow';
 
-import { hasEnded } from '../shared/callStatus';
-import { callsNotFetchedError, getCallsInFull } from '../shared/api/callsInFull';
-import { isNotFound } from '../shared/errors';
-import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
+import { isLive } from '../shared/callStatus';
+import { dataProblemError } from '../shared/errors';
 import type { CallSummary } from '../shared/types';
-import { scanHistory, scanLatestPage, scanNewCalls, type Scan } from './scan';
-import { olderThanDays, readSettings, type TriggerSettings } from './settings';
-import { loadState, mergeSeen, storeState, type CallHistoryState } from './state';
-
-/** GET /call in flight at once for the calls that ended; the fan-out adapts below it. */
-const MAX_CONCURRENCY = 5;
+import { readBackfill } from './backfill';
+import { readEndedCalls, withDedupeKey } from './ended';
+import { scanLatestPage, scanNewCalls } from './scan';
+import { readSettings, startOfLastDays, type TriggerSettings } from './settings';
+import {
+	loadState,
+	MAX_PENDING,
+	mergeSeen,
+	storeState,
+	type BackfillState,
+	type CallHistoryState,
+} from './state';
 
 /** Static data of the polls running now in this process: a poll that overlaps one outputs nothing. */
 const running = new WeakSet<object>();
 
-/** Where a poll stands after reading the list: the calls to consider now and the calls seen. */
-interface Discovery {
-	/** Newest first. */
+/** What a poll took from the list, and where the list stands after it. */
+interface Taken {
+	/** Calls taken from the backfill (older) then the new ones, each newest first. */
+	backfill: CallSummary[];
 	fresh: CallSummary[];
-	/** Every call on the pages read, by ID. */
 	listed: Map<string, CallSummary>;
 	seen: string[];
-}
-
-function discovery(
-	fresh: CallSummary[],
-	listed: CallSummary[] | Map<string, CallSummary>,
-	seenNow: CallSummary[],
-	seenBefore: string[] = [],
-): Discovery {
-	return {
-		fresh,
-		listed: listed instanceof Map ? listed : new Map(listed.map((call) => [call.id, call])),
-		seen: mergeSeen(
-			seenNow.map((call) => call.id),
-			seenBefore,
-		),
-	};
-}
-
-/** The first poll for these settings: from now on, or a one-time backfill (Start From). */
-async function discoverFirst(
-	context: IPollFunctions,
-	settings: TriggerSettings,
-): Promise<Discovery> {
-	if (settings.startFrom === 'now') {
-		const latest = await scanLatestPage(context, settings.filter);
-		// Calls in progress now end after now: Call Ended outputs them when they do.
-		const inProgress =
-			settings.event === 'callEnded' ? latest.filter((call) => !hasEnded(call)) : [];
-		return discovery(inProgress, latest, latest);
-	}
-	const cutoff = settings.startFrom === 'lastDays' ? olderThanDays(settings.days) : undefined;
-	const history = await scanHistory(context, settings.filter, cutoff);
-	return discovery(history, history, history);
-}
-
-/** A later poll: the calls listed above those seen before. */
-function discoverNext(state: CallHistoryState, scan: Scan): Discovery {
-	// None of the calls seen before is listed any more: start from now rather than output the history.
-	if (scan.lostPosition) return discovery([], scan.listed, scan.fresh);
-	return discovery(scan.fresh, scan.listed, scan.fresh, state.seen);
-}
-
-interface Outcome {
-	items: IDataObject[];
-	pending: string[];
-	/** What could not be read; such calls stay pending. */
-	failure?: Error;
+	backfillState?: BackfillState;
+	/** Calls were left in the list for a later poll because the pending calls were at their bound. */
+	heldBack: boolean;
+	failures: Error[];
 }
 
 /**
- * Call Ended: the pending calls (oldest first), then the new calls (oldest first). A call listed in
- * progress stays pending without a request; the others are read in full (GET /call), and those that
- * ended are output. A call that cannot be read stays pending for the next poll; one that no longer
- * exists (404) is dropped.
+ * The first poll for these settings. Now: the newest page is the position, its calls in progress are
+ * pending (Call Ended outputs them when they end). All History and Last Days: a backfill from the top.
  */
-async function endedCalls(
+async function firstState(
 	context: IPollFunctions,
 	settings: TriggerSettings,
-	pending: readonly string[],
-	found: Discovery,
-): Promise<Outcome> {
-	const order = [...new Set([...pending, ...[...found.fresh].reverse().map((call) => call.id)])];
-	const toFetch = order.filter((id) => {
-		const listed = found.listed.get(id);
-		return !listed || hasEnded(listed);
-	});
-	const { results, failures } = await getCallsInFull(context, toFetch, {
-		maxConcurrency: MAX_CONCURRENCY,
-		purpose: 'poll',
-	});
-	const ended = new Map<string, IDataObject>();
-	toFetch.forEach((id, index) => {
-		const call = results[index];
-		if (call && hasEnded(call))
-			ended.set(id, withTranscriptFormat(call, settings.transcriptFormat));
-	});
-	const gone = new Set(failures.filter((f) => isNotFound(f.error)).map((f) => f.item));
-	const unread = failures.filter((failure) => !gone.has(failure.item));
-	return {
-		items: order.flatMap((id) => (ended.has(id) ? [ended.get(id) as IDataObject] : [])),
-		pending: order.filter((id) => !ended.has(id) && !gone.has(id)),
-		failure:
-			unread.length > 0
-				? callsNotFetchedError(context, unread, toFetch.length, {
-						remedy: 'They stay pending and are read again at the next poll.',
-					})
-				: undefined,
+): Promise<CallHistoryState> {
+	if (settings.startFrom === 'now') {
+		const latest = await scanLatestPage(context, settings.filter);
+		const inProgress = settings.event === 'callEnded' ? latest.filter((call) => isLive(call)) : [];
+		return {
+			scope: settings.scope,
+			seen: mergeSeen(
+				latest.map((call) => call.id),
+				[],
+			),
+			pending: inProgress.map((call) => call.id).reverse(),
+		};
+	}
+	const before = settings.startFrom === 'lastDays' ? startOfLastDays(settings.days) : undefined;
+	const backfill: BackfillState = before === undefined ? { last: [] } : { last: [], before };
+	return { scope: settings.scope, seen: [], pending: [], backfill };
+}
+
+/**
+ * What this poll takes: the new calls above the position (oldest first), then what room is left from
+ * the backfill. It takes at most Max Calls per Poll, and for Call Ended only what the pending calls'
+ * bound leaves room for: a call left in the list is not marked as seen, so a later poll takes it.
+ */
+async function takeCalls(
+	context: IPollFunctions,
+	settings: TriggerSettings,
+	state: CallHistoryState,
+): Promise<Taken> {
+	const pendingRoom =
+		settings.event === 'callEnded' ? MAX_PENDING - state.pending.length : Infinity;
+	const room = Math.max(0, Math.min(settings.maxCallsPerPoll, pendingRoom));
+	const limitedByPending = pendingRoom < settings.maxCallsPerPoll;
+	const taken: Taken = {
+		backfill: [],
+		fresh: [],
+		listed: new Map(),
+		seen: state.seen,
+		backfillState: state.backfill,
+		heldBack: false,
+		failures: [],
 	};
+	if (state.seen.length > 0 || !state.backfill) {
+		try {
+			const scan = await scanNewCalls(
+				context,
+				settings.filter,
+				state.seen,
+				room,
+				new Set(state.pending),
+			);
+			taken.listed = scan.listed;
+			// None of the calls seen before is listed any more: start from now, not output the history.
+			if (scan.lostPosition) taken.seen = mergeSeen(scan.top, []);
+			else {
+				taken.fresh = scan.fresh;
+				taken.seen = mergeSeen(
+					scan.fresh.map((call) => call.id),
+					state.seen,
+				);
+				taken.heldBack = scan.more && limitedByPending;
+			}
+		} catch (error) {
+			// Nothing is lost: the position stays, and the next poll reads the list again.
+			taken.failures.push(error as Error);
+		}
+	}
+	const left = room - taken.fresh.length;
+	if (state.backfill && left > 0) {
+		const batch = await readBackfill(context, settings.filter, state.backfill, left);
+		taken.backfill = batch.calls;
+		taken.backfillState = batch.next;
+		if (batch.top && taken.seen.length === 0) taken.seen = mergeSeen(batch.top, []);
+		if (batch.failure) taken.failures.push(batch.failure);
+		for (const call of batch.calls) taken.listed.set(call.id, call);
+	}
+	if (taken.backfillState && limitedByPending && room - taken.fresh.length <= taken.backfill.length)
+		taken.heldBack = true;
+	return taken;
+}
+
+function pendingBoundError(context: IPollFunctions, pending: number): Error {
+	return dataProblemError(context.getNode(), {
+		message: `${pending.toLocaleString('en-US')} calls are waiting to be output (in progress, or not read yet): the trigger keeps at most ${MAX_PENDING.toLocaleString('en-US')}, so newer calls wait in the list until some of these end`,
+		description:
+			'No call is lost: the trigger takes newer calls again as soon as there is room. If this many calls are really in progress at once, split the trigger by agent (Agent), so that each keeps fewer; if they cannot be read, check the service.',
+	});
 }
 
 async function runPoll(
@@ -117,40 +132,49 @@ async function runPoll(
 	settings: TriggerSettings,
 	staticData: IDataObject,
 ): Promise<INodeExecutionData[][] | null> {
-	const state = loadState(staticData, settings.scope);
-	let found: Discovery;
-	let scanError: Error | undefined;
+	let state = loadState(staticData, settings.scope);
 	if (!state) {
-		found = await discoverFirst(context, settings);
-	} else {
-		try {
-			found = discoverNext(state, await scanNewCalls(context, settings.filter, state.seen));
-		} catch (error) {
-			// Nothing is lost: the calls seen stay as they were, and the next poll reads the list again.
-			scanError = error as Error;
-			found = discovery([], [], [], state.seen);
+		state = await firstState(context, settings);
+		if (!state.backfill) {
+			storeState(staticData, state);
+			return null;
 		}
 	}
-
-	const outcome: Outcome =
-		settings.event === 'newCall'
-			? { items: [...found.fresh].reverse(), pending: [] }
-			: await endedCalls(context, settings, state?.pending ?? [], found);
-	storeState(staticData, { scope: settings.scope, seen: found.seen, pending: outcome.pending });
+	const taken = await takeCalls(context, settings, state);
+	const newestFirst = [...taken.fresh, ...taken.backfill];
+	let items: IDataObject[];
+	let pending: string[] = [];
+	if (settings.event === 'newCall') {
+		const byId = new Map([...newestFirst].reverse().map((call) => [call.id, call]));
+		items = [...byId.values()].map((call) => withDedupeKey(call, 'new_call'));
+	} else {
+		// A call is read and output once per poll, even if the list showed it twice (listed late, a shifted page).
+		const order = [
+			...new Set([...state.pending, ...[...newestFirst].reverse().map((call) => call.id)]),
+		];
+		const outcome = await readEndedCalls(context, settings, order, taken.listed);
+		({ items, pending } = outcome);
+		if (outcome.failure) taken.failures.push(outcome.failure);
+	}
+	const next: CallHistoryState = { scope: settings.scope, seen: taken.seen, pending };
+	storeState(staticData, taken.backfillState ? { ...next, backfill: taken.backfillState } : next);
 
 	// An error only when the poll could output nothing, so that n8n shows it; what failed is kept.
-	if (outcome.items.length === 0) {
-		if (scanError) throw scanError;
-		if (outcome.failure) throw outcome.failure;
+	if (items.length === 0) {
+		const [failure] = taken.failures;
+		if (failure) throw failure;
+		if (taken.heldBack) throw pendingBoundError(context, pending.length);
 		return null;
 	}
-	return [context.helpers.returnJsonArray(outcome.items)];
+	return [context.helpers.returnJsonArray(items)];
 }
 
 /**
- * One poll: outputs each call that ended (or each new call) once, across polls and restarts. The state
- * is saved by n8n with the workflow when the poll outputs calls; a poll that outputs nothing leaves it
- * in memory, and a restart before the next output only makes a poll read the same calls again.
+ * One poll: outputs each call that ended (or each new call), at least once and, unless n8n stops
+ * between an execution's start and the save of the static data, exactly once, across polls and
+ * restarts. n8n saves the state with the workflow when the poll outputs calls; a poll that outputs
+ * nothing leaves it in memory, and a restart before the next output only makes a poll read the same
+ * calls again.
  */
 export async function pollCallHistory(
 	context: IPollFunctions,

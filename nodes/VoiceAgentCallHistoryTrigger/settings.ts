@@ -12,6 +12,9 @@ type CallHistoryEvent = 'callEnded' | 'newCall';
 type StartFrom = 'now' | 'allHistory' | 'lastDays';
 
 const MAX_START_FROM_DAYS = 3_650;
+/** Default and most of Max Calls per Poll: the calls a poll takes from the list, and so its memory. */
+const DEFAULT_MAX_CALLS_PER_POLL = 1_000;
+export const MOST_CALLS_PER_POLL = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Which calls start the workflow. */
@@ -25,7 +28,7 @@ export const eventProperty: INodeProperties = {
 			name: 'Call Ended',
 			value: 'callEnded',
 			description:
-				'A call was completed or failed: output in full, with transcript, duration and end time',
+				'A call ended, whatever its end status (completed, failed, busy, no-answer, …): output in full, with transcript, duration and end time',
 		},
 		{
 			name: 'New Call',
@@ -74,7 +77,30 @@ export const startFromOptions: INodeProperties[] = [
 	},
 ];
 
-const OPTION_LABELS = labelsByName(startFromOptions);
+/** How much one poll takes on: a backfill and a long gap are read over several polls. */
+export const maxCallsPerPollOption: INodeProperties = {
+	displayName: 'Max Calls per Poll',
+	name: 'maxCallsPerPoll',
+	type: 'number',
+	typeOptions: { minValue: 1, maxValue: MOST_CALLS_PER_POLL },
+	default: DEFAULT_MAX_CALLS_PER_POLL,
+	description:
+		'The most new calls one poll takes from the call list (and so the most items of one execution, besides calls that were in progress). A larger history, e.g. All History, continues at the next polls.',
+};
+
+/** Call Ended: which end statuses start the workflow; an open list, since the service's set is not published. */
+export const endStatusesOption: INodeProperties = {
+	displayName: 'End Statuses',
+	name: 'endStatuses',
+	type: 'string',
+	default: '',
+	placeholder: 'e.g. completed, no-answer, busy',
+	description:
+		'Only calls that ended with one of these statuses, separated by commas (any status the service gives). Empty: every call that ended.',
+	displayOptions: { show: { '/event': ['callEnded'] } },
+};
+
+const OPTION_LABELS = labelsByName([...startFromOptions, maxCallsPerPollOption]);
 
 export interface TriggerSettings {
 	event: CallHistoryEvent;
@@ -82,6 +108,10 @@ export interface TriggerSettings {
 	startFrom: StartFrom;
 	days: number;
 	transcriptFormat: TranscriptFormat;
+	/** The most new calls a poll takes from the list. */
+	maxCallsPerPoll: number;
+	/** Call Ended: the end statuses to output (trimmed, lower case); empty: every end status. */
+	endStatuses: ReadonlySet<string>;
 	/**
 	 * What the saved position belongs to: the event, the filters (the agent by ID) and the credential. Changing any of
 	 * them starts afresh (from Start From), since the calls seen so far say nothing about another list.
@@ -113,17 +143,41 @@ export async function readSettings(context: IPollFunctions): Promise<TriggerSett
 				)
 			: 0;
 	const transcriptFormat = readTranscriptFormat(context.getNode(), options.transcriptFormat);
+	const maxCallsPerPoll = validate.integer(
+		options.maxCallsPerPoll ?? DEFAULT_MAX_CALLS_PER_POLL,
+		OPTION_LABELS.maxCallsPerPoll,
+		1,
+		MOST_CALLS_PER_POLL,
+	);
+	const endStatuses = new Set(
+		String(options.endStatuses ?? '')
+			.split(',')
+			.map(normalStatus)
+			.filter((status) => status !== ''),
+	);
 	const credentialId = context.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? null;
 	const scope = JSON.stringify({ event, ...filter, credentialId });
-	return { event, filter, startFrom, days, transcriptFormat, scope };
+	return { event, filter, startFrom, days, transcriptFormat, maxCallsPerPoll, endStatuses, scope };
+}
+
+/** A status as End Statuses compares it: as given, without surrounding spaces or case. */
+export function normalStatus(status: unknown): string {
+	return typeof status === 'string' ? status.trim().toLowerCase() : '';
 }
 
 /**
- * Whether a call is older than the "last N days" of Start From: the one place the trigger compares n8n's
+ * The start of the "last N days" of Start From, by n8n's clock: fixed when the backfill starts, so it does
+ * not move while the backfill runs over several polls.
+ */
+export function startOfLastDays(days: number, now: number = Date.now()): number {
+	return now - days * DAY_MS;
+}
+
+/**
+ * Whether a call was created before the start of Last Days: the one place the trigger compares n8n's
  * clock with a timestamp of the service, so differing clocks only move the edge of a one-time backfill.
  */
-export function olderThanDays(days: number, now: number = Date.now()) {
-	const cutoff = now - days * DAY_MS;
+export function createdBefore(cutoff: number) {
 	return (call: CallSummary): boolean => {
 		const created = Date.parse(String(call.created_at));
 		return Number.isFinite(created) && created < cutoff;

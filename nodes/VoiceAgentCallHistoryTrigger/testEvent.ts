@@ -6,6 +6,7 @@ import { dataProblemError } from '../shared/errors';
 import type { RequestOptions } from '../shared/transport/types';
 import { withTranscriptFormat } from '../shared/parameters/transcriptFormat';
 import type { CallSummary } from '../shared/types';
+import { wanted, withDedupeKey } from './ended';
 import { readSettings } from './settings';
 
 /** How far "Fetch Test Event" looks for an ended call among calls in progress. */
@@ -15,18 +16,20 @@ const MAX_TEST_PAGES = 10;
 const EDITOR_WAIT: RequestOptions = { purpose: 'activation' };
 
 /**
- * "Fetch Test Event": the latest call that ended, in full (or the latest call, for New Call), as the
- * trigger would output it. The saved state is neither read nor changed.
+ * "Fetch Test Event": the latest call that ended (with a status End Statuses lists), in full (or the
+ * latest call, for New Call), as the trigger would output it. The saved state is neither read nor
+ * changed.
  */
 export async function fetchTestEvent(context: IPollFunctions): Promise<INodeExecutionData[][]> {
 	const settings = await readSettings(context);
-	const wanted = (call: CallSummary) => settings.event === 'newCall' || hasEnded(call);
+	const isEvent = (call: CallSummary) =>
+		settings.event === 'newCall' || (hasEnded(call) && wanted(settings, call));
 	let pages = 0;
 	let looked = 0;
 	let found: CallSummary | undefined;
 	for await (const page of callPages(context, settings.filter, EDITOR_WAIT)) {
 		looked += page.length;
-		found = page.find(wanted);
+		found = page.find(isEvent);
 		if (found || ++pages >= MAX_TEST_PAGES) break;
 	}
 	if (!found) {
@@ -40,10 +43,13 @@ export async function fetchTestEvent(context: IPollFunctions): Promise<INodeExec
 	}
 	const item =
 		settings.event === 'newCall'
-			? found
-			: withTranscriptFormat(
-					await getCall(context, found.id, EDITOR_WAIT),
-					settings.transcriptFormat,
+			? withDedupeKey(found, 'new_call')
+			: withDedupeKey(
+					withTranscriptFormat(
+						await getCall(context, found.id, EDITOR_WAIT),
+						settings.transcriptFormat,
+					),
+					'call_ended',
 				);
 	return [context.helpers.returnJsonArray([item])];
 }

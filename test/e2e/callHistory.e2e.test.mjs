@@ -2,7 +2,8 @@
 // VOICE_AGENT_N8N_VERSION names), the packed package installed as users install it. The export example,
 // published and polling every minute, runs across several polls and a restart of n8n while calls start
 // and end: every call that ended runs exactly once, none twice, and each becomes a CSV row with its
-// transcript as text.
+// transcript as text. A backlog of 2,100 ended calls, some with end statuses the contract does not list,
+// read with All History under GET /call faults, in batches of Max Calls per Poll: every call runs once.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +19,11 @@ import { startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-history-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
+/** Another account of the sandbox, for the backlog: its calls never reach the export example. */
+const BACKLOG_KEY = 'e2e-backlog-key';
+const BACKLOG_CREDENTIAL = { id: 'VoiceAgentBacklg', name: 'Voice Agent (backlog)' };
+const BACKLOG_CALLS = 2_100;
+const BACKLOG_STATUSES = ['completed', 'no-answer', 'completed', 'busy', 'voicemail'];
 const TRIGGER = 'Calls ended since yesterday';
 const N8N_VERSION = selectRuntime().n8n;
 /** A poll every minute: an execution shows up within about 60 s of the poll that finds its calls. */
@@ -30,6 +36,7 @@ let setup;
 let server;
 let agent;
 let workflowId;
+let backlogWorkflowId;
 
 const sandboxCall = (method, urlPath, body, options) =>
 	requestSandbox(sandbox, API_KEY, method, urlPath, body, options);
@@ -45,8 +52,8 @@ async function startServer() {
 }
 
 /** Every finished execution of the workflow, oldest first, with the trigger's and the Set node's items. */
-async function executions() {
-	const listed = await server.rest.listExecutions({ workflowId });
+async function executions(id = workflowId) {
+	const listed = await server.rest.listExecutions({ workflowId: id });
 	const done = listed.filter((entry) => !['new', 'running', 'waiting'].includes(entry.status));
 	const full = await Promise.all(done.map((entry) => server.rest.getExecution(entry.id)));
 	return full
@@ -57,11 +64,24 @@ async function executions() {
 			const file = runData['Transcripts as CSV']?.[0]?.data?.main?.[0]?.[0]?.binary?.data;
 			return {
 				status: execution.status,
-				calls: items(TRIGGER),
+				calls: items(TRIGGER).length > 0 ? items(TRIGGER) : items('Backlog'),
 				rows: items('One row per call'),
 				file,
 			};
 		});
+}
+
+/** The backlog workflow's executions until they hold `count` calls, within `timeoutMs`. */
+async function waitForBacklog(count, timeoutMs) {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const runs = await executions(backlogWorkflowId);
+		const calls = runs.flatMap((run) => run.calls);
+		if (calls.length >= count) return runs;
+		if (Date.now() > deadline)
+			throw new Error(`${calls.length} of ${count} calls after ${timeoutMs} ms`);
+		await new Promise((resolve) => setTimeout(resolve, 2000));
+	}
 }
 
 /** Waits until the workflow has run `count` times, and answers all its executions. */
@@ -80,11 +100,17 @@ before(async () => {
 	setup = await installedPackage();
 	({ userFolder } = setup);
 
-	sandbox = await startEmptySandbox(API_KEY, { callDurationMs: 3_600_000 });
+	sandbox = await startEmptySandbox(API_KEY, {
+		apiKeys: [API_KEY, BACKLOG_KEY],
+		callDurationMs: 3_600_000,
+	});
 	// A history the trigger must not output: it starts from now.
 	await sandboxCall('POST', '/seed', { agents: 2, calls: 40 }, { control: true });
 	agent = await sandboxCall('POST', '/agent', { name: 'E2E History Desk', area_code: '415' });
-	await importCredentials(userFolder, [voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl)]);
+	await importCredentials(userFolder, [
+		voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl),
+		voiceAgentCredential(BACKLOG_CREDENTIAL, BACKLOG_KEY, sandbox.baseUrl),
+	]);
 	// The export example as shipped, polling every minute instead of every morning at 7:00.
 	const example = JSON.parse(
 		readFileSync(path.join(root, 'examples', 'export-call-transcripts.json'), 'utf8'),
@@ -92,7 +118,24 @@ before(async () => {
 	example.nodes.find((node) => node.name === TRIGGER).parameters.pollTimes = {
 		item: [{ mode: 'everyMinute' }],
 	};
-	[workflowId] = await importWorkflows(userFolder, [example]);
+	const backlog = {
+		name: 'Call history backlog',
+		nodes: [
+			{
+				name: 'Backlog',
+				type: 'n8n-nodes-voice-agent.voiceAgentCallHistoryTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {
+					pollTimes: { item: [{ mode: 'everyMinute' }] },
+					event: 'callEnded',
+					options: { startFrom: 'allHistory', maxCallsPerPoll: 1_100 },
+				},
+				credentials: { voiceAgentApi: BACKLOG_CREDENTIAL },
+			},
+		],
+	};
+	[workflowId, backlogWorkflowId] = await importWorkflows(userFolder, [example, backlog]);
 	await startServer();
 });
 
@@ -158,6 +201,58 @@ describe(
 					assert.equal(row.transcript, lines.join('\n'));
 				}
 			}
+		});
+
+		test('a backlog of 2,100 ended calls under GET /call faults, All History in batches: every call once, unknown end statuses as given', async () => {
+			const backlogCall = (method, urlPath, body, options) =>
+				requestSandbox(sandbox, BACKLOG_KEY, method, urlPath, body, options);
+			await backlogCall('POST', '/variants', { end_statuses: BACKLOG_STATUSES }, { control: true });
+			await backlogCall(
+				'POST',
+				'/seed',
+				{ agents: 1, calls: BACKLOG_CALLS, api_key: BACKLOG_KEY },
+				{ control: true },
+			);
+			await backlogCall('POST', '/variants', {}, { control: true });
+			const statuses = new Map();
+			for (let cursor; ; ) {
+				const page = await backlogCall(
+					'GET',
+					`/calls?limit=100${cursor ? `&cursor=${cursor}` : ''}`,
+				);
+				for (const call of page.calls) statuses.set(call.id, call.status);
+				if (!page.cursor) break;
+				cursor = encodeURIComponent(page.cursor);
+			}
+			assert.equal(statuses.size, BACKLOG_CALLS);
+			// Half of the first 1,200 GET /call answer 503 (the trigger's retries and later pass ride them out).
+			await backlogCall(
+				'POST',
+				'/faults',
+				{ match: 'GET /call', error_rate: 0.5, status: 503, times: 1_200 },
+				{ control: true },
+			);
+			const started = Date.now();
+
+			await server.rest.activateWorkflow(backlogWorkflowId);
+			const runs = await waitForBacklog(BACKLOG_CALLS, 200_000);
+			log(
+				`backlog: ${runs.map((run) => run.calls.length).join(' + ')} calls in ${Date.now() - started} ms`,
+			);
+			await server.rest.deactivateWorkflow(backlogWorkflowId);
+			await backlogCall('POST', '/faults', {}, { control: true });
+
+			const emitted = runs.flatMap((run) => run.calls);
+			assert.equal(emitted.length, BACKLOG_CALLS, 'every call once');
+			assert.equal(new Set(emitted.map((call) => call.id)).size, BACKLOG_CALLS);
+			assert.ok(runs.length >= 2, 'in batches of Max Calls per Poll');
+			for (const run of runs) assert.ok(run.calls.length <= 1_100);
+			for (const call of emitted) {
+				assert.equal(call.status, statuses.get(call.id));
+				assert.equal(call.dedupe_key, `${call.id}:call_ended`);
+			}
+			const unlisted = emitted.filter((call) => !['completed', 'failed'].includes(call.status));
+			assert.ok(unlisted.length > 500, 'busy, no-answer and voicemail calls are output');
 		});
 	},
 );

@@ -7,7 +7,13 @@ import type {
 	RequestOptions,
 	VoiceAgentContext,
 } from '../transport/types';
-import { cursorPages, MAX_PAGE_SIZE, paginateCursor } from '../transport/pagination';
+import {
+	cursorPage,
+	cursorPages,
+	MAX_PAGE_SIZE,
+	paginateCursor,
+	type ListPage,
+} from '../transport/pagination';
 import { voiceAgentApiRequest } from '../transport/request';
 import { isLive } from '../callStatus';
 import { isPlainObject } from '../validation';
@@ -102,6 +108,20 @@ export function callPages(
 	options?: RequestOptions,
 ) {
 	return cursorPages<CallSummary>(context, callsList(filter), () => MAX_PAGE_SIZE, options);
+}
+
+/**
+ * One page of the call list, newest first: the first page without a cursor, or the page at a cursor the
+ * service gave (a backfill resumes there, in a later poll).
+ */
+export async function callPage(
+	context: VoiceAgentContext,
+	filter: CallFilter,
+	cursor: string | undefined,
+	limit: number,
+	options?: RequestOptions,
+): Promise<ListPage<CallSummary>> {
+	return await cursorPage<CallSummary>(context, callsList(filter), cursor, limit, options);
 }
 
 interface LiveCalls {

@@ -22,6 +22,39 @@ export interface CursorList {
 	qs?: IDataObject;
 }
 
+/** One page of a cursor-paginated list, and the cursor of the next page (none on the last page). */
+export interface ListPage<T> {
+	items: T[];
+	next?: string;
+}
+
+/**
+ * One page of a cursor-paginated list: the first page without a cursor, or the page a cursor the service
+ * gave points at. An answer without the list is an error (another server answers the Base URL).
+ */
+export async function cursorPage<T>(
+	context: VoiceAgentContext,
+	list: CursorList,
+	cursor: string | undefined,
+	limit: number,
+	options: RequestOptions = {},
+): Promise<ListPage<T>> {
+	const qs = cursor === undefined ? { ...list.qs, limit } : { ...list.qs, limit, cursor };
+	const page = await voiceAgentApiRequest<CursorPage>(
+		context,
+		{ method: 'GET', path: list.path, qs, idempotent: true },
+		options,
+	);
+	const items = page[list.itemsKey];
+	if (!Array.isArray(items)) {
+		const message = `GET ${list.path} answered without the "${list.itemsKey}" list: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`;
+		throw dataProblemError(context.getNode(), { message }, 200);
+	}
+	const next = page.cursor;
+	const last = typeof next !== 'string' || next === '' || items.length === 0;
+	return last ? { items: items as T[] } : { items: items as T[], next };
+}
+
 /**
  * The pages of a cursor-paginated list (GET /agents, GET /calls), newest first, one request each.
  * `pageSize` says how many items to ask for on each page (the last page of a limited read asks for
@@ -37,28 +70,16 @@ export async function* cursorPages<T>(
 	let cursor: string | undefined;
 	let itemsSoFar = 0;
 	for (;;) {
-		const limit = pageSize(itemsSoFar);
-		const qs = cursor === undefined ? { ...list.qs, limit } : { ...list.qs, limit, cursor };
-		const page = await voiceAgentApiRequest<CursorPage>(
-			context,
-			{ method: 'GET', path: list.path, qs, idempotent: true },
-			options,
-		);
-		const items = page[list.itemsKey];
-		if (!Array.isArray(items)) {
-			const message = `GET ${list.path} answered without the "${list.itemsKey}" list: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`;
-			throw dataProblemError(context.getNode(), { message }, 200);
-		}
-		itemsSoFar += items.length;
-		yield items as T[];
-		const next = page.cursor;
-		if (typeof next !== 'string' || next === '' || items.length === 0) return;
-		if (seenCursors.has(next)) {
+		const page = await cursorPage<T>(context, list, cursor, pageSize(itemsSoFar), options);
+		itemsSoFar += page.items.length;
+		yield page.items;
+		if (page.next === undefined) return;
+		if (seenCursors.has(page.next)) {
 			const message = `The Voice Agent API repeated a pagination cursor for GET ${list.path}; stopped after ${itemsSoFar} items instead of looping`;
 			throw dataProblemError(context.getNode(), { message }, 200);
 		}
-		seenCursors.add(next);
-		cursor = next;
+		seenCursors.add(page.next);
+		cursor = page.next;
 	}
 }
 

@@ -18,6 +18,11 @@ import { rl } from '../../support/n8n.cts';
 import { usePollTriggers } from './poll.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 
+/** A call as the trigger outputs it: with the key a Remove Duplicates step compares. */
+function emittedAs(call: any, event: 'call_ended' | 'new_call' = 'call_ended') {
+	return { ...call, dedupe_key: `${call.id}:${event}` };
+}
+
 // Calls placed here never end by themselves; the tests end them.
 const sandbox = useSandbox({
 	apiKeys: ['history-key', 'other-account-key'],
@@ -53,7 +58,7 @@ describe('first activation', () => {
 		await trigger.poll();
 
 		expect(trigger.emittedIds).toEqual([early.id]);
-		expect(trigger.emitted[0]).toEqual(await getCall(sandbox, early.id));
+		expect(trigger.emitted[0]).toEqual(emittedAs(await getCall(sandbox, early.id)));
 	});
 });
 
@@ -77,7 +82,7 @@ describe('new calls across polls', () => {
 		expect(trigger.executions).toHaveLength(1);
 		expect(ids(trigger.executions[0].items as any)).toEqual([a.id, c.id]);
 		expect(trigger.executions[0].items[0]).toMatchObject({ status: 'failed' });
-		expect(trigger.executions[0].items[1]).toEqual(await getCall(sandbox, c.id));
+		expect(trigger.executions[0].items[1]).toEqual(emittedAs(await getCall(sandbox, c.id)));
 		expect(trigger.executions[0].items[1].transcript).toEqual(expect.any(Array));
 
 		const d = await placeCall(sandbox, agent, { to: '+14155550104' });
@@ -164,7 +169,7 @@ describe('Fetch Test Event (manual)', () => {
 		expect(run.error).toBeUndefined();
 		const full = await getCall(sandbox, ended.id);
 		expect(run.items.map((item) => item.json)).toEqual([
-			{ ...full, transcript_text: transcriptLines(full) },
+			emittedAs({ ...full, transcript_text: transcriptLines(full) }),
 		]);
 		expect(run.workflow.staticData.__dataChanged).toBe(false);
 		expect(trigger.savedNodeData).toEqual(before);
@@ -235,7 +240,10 @@ describe('New Call', () => {
 		await trigger.poll();
 
 		const listed = await allCalls(sandbox);
-		expect(trigger.emitted).toEqual([listed[1], { ...listed[0], status: 'in_progress' }]);
+		expect(trigger.emitted).toEqual([
+			emittedAs(listed[1], 'new_call'),
+			emittedAs({ ...listed[0], status: 'in_progress' }, 'new_call'),
+		]);
 		expect((await wireLines(sandbox)).every((line) => line.startsWith('GET /calls '))).toBe(true);
 	});
 });
@@ -356,7 +364,7 @@ describe('Transcript Format', () => {
 
 		const { transcript, ...rest } = await getCall(sandbox, call.id);
 		expect(trigger.emitted).toEqual([
-			{ ...rest, transcript_text: transcriptLines({ transcript }) },
+			emittedAs({ ...rest, transcript_text: transcriptLines({ transcript }) }),
 		]);
 	});
 });

@@ -57,6 +57,7 @@ export interface CallHistoryState {
 	scope: string;
 	seen: string[];
 	pending: string[];
+	backfill?: { cursor?: string; last: string[]; before?: number };
 }
 
 interface Live {
@@ -228,6 +229,16 @@ export class PollHarness {
 	async restart(): Promise<void> {
 		this.live = undefined;
 		await this.activate('init');
+	}
+
+	/**
+	 * n8n stops after an execution started but before the static data was saved (n8n does not wait for
+	 * that save), and starts again: the workflow comes back with the node's static data given (what was
+	 * saved before), and polls at once.
+	 */
+	async crashAndRestart(savedNodeData: IDataObject): Promise<void> {
+		this.saved = { ...this.saved, [STATIC_DATA_KEY]: jsonCopy(savedNodeData) };
+		await this.restart();
 	}
 
 	/** "Fetch Test Event" in the editor: a manual execution of the node with the saved static data. */
