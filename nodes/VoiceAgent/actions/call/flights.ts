@@ -1,3 +1,4 @@
+import { oncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
 import type { CallLedger, CallRecord } from './callLedger';
 import type { SkippedCall } from './skipRecentlyCalled';
@@ -19,16 +20,12 @@ export interface Flight {
 	land(call: Call | SkippedCall | undefined): void;
 }
 
-/** In memory only: a flight lives as long as the request it waits for, never beyond the process. */
-const flightsByLedger = new WeakMap<CallLedger, Map<string, Flight>>();
-
+/**
+ * The flights of an execution, beside its ledger (the same object for every run and use of the node in
+ * it). In memory only: a flight lives as long as the request it waits for, never beyond the process.
+ */
 function flightsOf(ledger: CallLedger): Map<string, Flight> {
-	let flights = flightsByLedger.get(ledger);
-	if (!flights) {
-		flights = new Map();
-		flightsByLedger.set(ledger, flights);
-	}
-	return flights;
+	return oncePerRun(ledger, 'flights', () => new Map<string, Flight>());
 }
 
 export function flightOf(ledger: CallLedger, key: string): Flight | undefined {
