@@ -13,6 +13,7 @@ import { majorOf, selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { startScriptedModel } from '../../scripts/lib/scripted-model.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
+import { chain, listAsItems, manualTrigger } from './support/workflows.mjs';
 
 const API_KEY = 'e2e-ai-agent-key';
 const CREDENTIAL = { id: 'VoiceAgentAiTool', name: 'Voice Agent (sandbox)' };
@@ -46,14 +47,6 @@ async function dialled() {
 	}
 	return counts;
 }
-
-const manualTrigger = () => ({
-	name: 'Run',
-	type: 'n8n-nodes-base.manualTrigger',
-	typeVersion: 1,
-	position: [0, 0],
-	parameters: {},
-});
 
 /**
  * Manual Trigger → AI Agent, with the scripted model and Call → Create (version 1.2, the default) as its
@@ -115,32 +108,6 @@ function agentWorkflow(name, agentVersion, maxCallsPerRun, voiceAgent) {
  * refuses that call when the node runs, after the first item's call was placed.
  */
 function retryWorkflow(name, calls) {
-	const items = {
-		name: 'Calls',
-		type: 'n8n-nodes-base.set',
-		typeVersion: 3.4,
-		position: [200, 0],
-		parameters: {
-			assignments: {
-				assignments: [
-					{
-						id: 'a0000001-0000-4000-8000-000000000000',
-						name: 'calls',
-						type: 'array',
-						value: `={{ ${JSON.stringify(calls)} }}`,
-					},
-				],
-			},
-			options: {},
-		},
-	};
-	const split = {
-		name: 'One item per call',
-		type: 'n8n-nodes-base.splitOut',
-		typeVersion: 1,
-		position: [400, 0],
-		parameters: { fieldToSplitOut: 'calls', include: 'noOtherFields', options: {} },
-	};
 	const call = {
 		name: 'Call',
 		type: 'n8n-nodes-voice-agent.voiceAgent',
@@ -158,12 +125,8 @@ function retryWorkflow(name, calls) {
 		maxTries: 3,
 		waitBetweenTries: 100,
 	};
-	const nodes = [manualTrigger(), items, split, call];
-	const connections = {};
-	for (let i = 0; i + 1 < nodes.length; i++) {
-		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	}
-	return { name, nodes, connections };
+	const nodes = [manualTrigger(), ...listAsItems('calls', calls), call];
+	return { name, nodes, connections: chain(nodes) };
 }
 
 /** What the tool's result told the model, parsed: n8n hands it the tool's output as JSON text. */

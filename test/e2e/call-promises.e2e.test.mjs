@@ -10,6 +10,7 @@ import { executeWorkflow, importCredentials, importWorkflows } from '../../scrip
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
+import { chain, listAsItems, manualTrigger } from './support/workflows.mjs';
 
 const API_KEY = 'e2e-call-promises-key';
 const CREDENTIAL = { id: 'VoiceAgentPromises', name: 'Voice Agent (sandbox)' };
@@ -28,39 +29,8 @@ const ids = {};
 /** Manual Trigger → the numbers as items → Call → Create with these parameters and settings. */
 function callList(name, list, create, settings = {}) {
 	const nodes = [
-		{
-			name: 'Run',
-			type: 'n8n-nodes-base.manualTrigger',
-			typeVersion: 1,
-			position: [0, 0],
-			parameters: {},
-		},
-		{
-			name: 'Numbers',
-			type: 'n8n-nodes-base.set',
-			typeVersion: 3.4,
-			position: [200, 0],
-			parameters: {
-				assignments: {
-					assignments: [
-						{
-							id: 'b0000001-0000-4000-8000-000000000000',
-							name: 'numbers',
-							type: 'array',
-							value: `={{ ${JSON.stringify(list)} }}`,
-						},
-					],
-				},
-				options: {},
-			},
-		},
-		{
-			name: 'One item per number',
-			type: 'n8n-nodes-base.splitOut',
-			typeVersion: 1,
-			position: [400, 0],
-			parameters: { fieldToSplitOut: 'numbers', include: 'noOtherFields', options: {} },
-		},
+		manualTrigger(),
+		...listAsItems('numbers', list),
 		{
 			name: 'Call',
 			type: 'n8n-nodes-voice-agent.voiceAgent',
@@ -77,13 +47,7 @@ function callList(name, list, create, settings = {}) {
 			...settings,
 		},
 	];
-	const connections = {};
-	for (let index = 0; index + 1 < nodes.length; index++) {
-		connections[nodes[index].name] = {
-			main: [[{ node: nodes[index + 1].name, type: 'main', index: 0 }]],
-		};
-	}
-	return { name, nodes, connections };
+	return { name, nodes, connections: chain(nodes) };
 }
 
 const byName = { __rl: true, mode: 'name', value: 'Front Desk' };

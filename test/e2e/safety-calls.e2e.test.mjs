@@ -11,6 +11,7 @@ import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
+import { chain, listAsItems } from './support/workflows.mjs';
 
 const API_KEY = 'e2e-safety-key';
 const CREDENTIAL = { id: 'VoiceAgentSafety', name: 'Voice Agent (sandbox)' };
@@ -44,38 +45,8 @@ async function dialled() {
 
 /** Nodes that turn a list of numbers into one item per number, then place a call for each. */
 function callEachNumber(first, createNode) {
-	const numbers = {
-		name: 'Numbers',
-		type: 'n8n-nodes-base.set',
-		typeVersion: 3.4,
-		position: [200, 0],
-		parameters: {
-			assignments: {
-				assignments: [
-					{
-						id: 'a0000001-0000-4000-8000-000000000000',
-						name: 'numbers',
-						type: 'array',
-						value: `={{ ${JSON.stringify([...ALLOWED, LATE])} }}`,
-					},
-				],
-			},
-			options: {},
-		},
-	};
-	const split = {
-		name: 'One item per number',
-		type: 'n8n-nodes-base.splitOut',
-		typeVersion: 1,
-		position: [400, 0],
-		parameters: { fieldToSplitOut: 'numbers', include: 'noOtherFields', options: {} },
-	};
-	const nodes = [first, numbers, split, createNode];
-	const connections = {};
-	for (let i = 0; i + 1 < nodes.length; i++) {
-		connections[nodes[i].name] = { main: [[{ node: nodes[i + 1].name, type: 'main', index: 0 }]] };
-	}
-	return { nodes, connections };
+	const nodes = [first, ...listAsItems('numbers', [...ALLOWED, LATE]), createNode];
+	return { nodes, connections: chain(nodes) };
 }
 
 /** Call → Create over the items' `numbers`, calling only +1415 numbers. */
