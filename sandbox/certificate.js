@@ -46,11 +46,15 @@ const bitString = (bytes, unusedBits = 0) =>
 const TRUE = element(0x01, Buffer.from([0xff]));
 
 /**
- * A positive INTEGER from big-endian bytes (a leading zero keeps the high bit from reading as a sign).
+ * A positive INTEGER from big-endian bytes, in DER's one encoding: no leading zero bytes (OpenSSL refuses
+ * them as "illegal padding"), except one that keeps the high bit from reading as a sign.
  * @param {Buffer} bytes
  */
 function integer(bytes) {
-	return element(0x02, bytes[0] & 0x80 ? Buffer.concat([Buffer.from([0]), bytes]) : bytes);
+	let start = 0;
+	while (start < bytes.length - 1 && bytes[start] === 0) start++;
+	const minimal = bytes.subarray(start);
+	return element(0x02, minimal[0] & 0x80 ? Buffer.concat([Buffer.from([0]), minimal]) : minimal);
 }
 
 /** @param {string} dotted e.g. "2.5.4.3" */
