@@ -10,7 +10,7 @@ import { runsAsTool } from './allowedDestinations';
  * unknown → placed when the call list shows it; placed → ended. claimed → skipped (the number was called
  * already) or notSent (failed before sending). Only `notSent` and `skipped` placed nothing.
  */
-export type CallState =
+type CallState =
 	| 'claimed'
 	| 'sent'
 	| 'placed'
