@@ -85,15 +85,37 @@ describe('a call that fails is called again until the attempts are used', () => 
 		expect(item).toMatchObject({ outcome: 'ended', status: 'failed' });
 	});
 
-	test('a re-run of attempt 2 after it was placed is skipped: the lead never gets attempt 2 twice', async () => {
+	test('attempt 2 fed again after it was placed is not dialled again: its own call gives its outcome', async () => {
 		const [first] = jsonOf(await run([{ phone: FAILING }]));
 		const due = writeBack({ phone: FAILING }, first);
 		const [second] = jsonOf(await run([due]));
-		expect(second).toMatchObject({ outcome: 'retry_due', attempt: 3 });
+		expect(second).toMatchObject({ outcome: 'retry_due', attempt: 3, call_id: second.id });
 		// The outcome of attempt 2 never reached the lead store: the same lead comes again.
 		const [again] = jsonOf(await run([due]));
-		expect(again).toMatchObject({ outcome: 'skipped', attempt: 2, id: second.id, skipped: true });
+		expect(again).toMatchObject({
+			outcome: 'retry_due',
+			attempt: 3,
+			id: second.id,
+			call_id: second.id,
+			skipped: true,
+		});
 		expect(again.skipReason).toContain(`is newer than attempt 1's call ${first.id}`);
+		expect(await posts()).toBe(2);
+	});
+
+	test("a newer call with another context is not this attempt's: skipped, and the lead is not dialled", async () => {
+		const [first] = jsonOf(await run([{ phone: FAILING }]));
+		const other = await runWith(
+			sandbox,
+			{ ...create(), context: 'Another campaign', skipCalledWithinMinutes: 0 },
+			{
+				input: [{ phone: FAILING }],
+				typeVersion: 1.3,
+			},
+		);
+		expect(jsonOf(other)[0].outcome).toBe('retry_due');
+		const [item] = jsonOf(await run([writeBack({ phone: FAILING }, first)]));
+		expect(item).toMatchObject({ outcome: 'skipped', attempt: 2, skipped: true });
 		expect(await posts()).toBe(2);
 	});
 
@@ -129,8 +151,14 @@ describe('a call that fails is called again until the attempts are used', () => 
 			retryOf: first.run,
 			executionId: 'retry-of-test-execution',
 		});
+		// The retried execution waits for the first one's call: its end is attempt 1's outcome.
 		const [item] = jsonOf(retried);
-		expect(item).toMatchObject({ attempt: 1, skipped: true, outcome: 'skipped' });
+		expect(item).toMatchObject({
+			attempt: 1,
+			skipped: true,
+			outcome: 'ended',
+			status: 'completed',
+		});
 		expect(await posts()).toBe(1);
 	});
 });
@@ -160,7 +188,7 @@ describe('checked before anything is dialled', () => {
 			typeVersion: 1.3,
 		});
 		expect(result.error?.message).toBe(
-			'Call Again When the Call Fails needs Wait for the Call to End: only a call seen to end can have failed',
+			'Call Again When the Call Fails needs Wait for the Call to End: only a call seen to end can have failed [item 0]',
 		);
 		expect(await posts()).toBe(0);
 	});

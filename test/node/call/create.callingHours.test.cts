@@ -55,6 +55,7 @@ describe("the number's own time zone (the default)", () => {
 				outcome: 'deferred',
 				deferred: true,
 				attempt: 1,
+				call_id: '',
 				next_call_at: '2026-03-09T09:00:00-04:00',
 				reason: `${NEW_YORK} was not called: it is outside Calling Hours (Monday, Tuesday, Wednesday, Thursday, Friday 09:00–20:00 in America/New_York), and it opens next at 2026-03-09T09:00:00-04:00.`,
 			},

@@ -7,6 +7,8 @@ import { allCalls, createAgent, endCall, placeCall, wire } from '../../support/a
 import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
+import { jumpClock, restoreClock, setClock } from '../../support/clock.cts';
+import { waitFor } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 60_000 });
 
@@ -131,6 +133,53 @@ describe('version 1.2 (the default)', () => {
 			'Skip Numbers Called in the Last (Minutes) must be a number of minutes, 0 or more (got "soon") [item 0]',
 		);
 		expect(await dials()).toEqual([]);
+	});
+});
+
+describe('two executions at once', () => {
+	afterEach(restoreClock);
+
+	// Found by review: the number was looked up before the wait for a pace slot, and dialled after it, so
+	// another execution could call it in between. It is looked at again after any wait of a second or more.
+	test('a number called by another execution while this one waited for its pace slot is not dialled', async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		await sandbox.clearRequests();
+		setClock('2026-03-09T14:00:00Z');
+		const parameters = {
+			resource: 'call',
+			operation: 'create',
+			from: rl(agent.id),
+			to: '={{ $json.phone }}',
+			options: { maxCallsPerMinute: 1 },
+		};
+		const credentials = { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl };
+		const first = runNode({
+			parameters,
+			credentials,
+			typeVersion: 1.3,
+			input: [{ phone: '+14155550101' }, { phone: '+14155550102' }],
+			executionId: 'execution-a',
+		});
+		await waitFor('the first call', async () => ((await dials()).length === 1 ? true : undefined));
+		const other = jsonOf(
+			await runNode({
+				parameters,
+				credentials,
+				typeVersion: 1.3,
+				input: [{ phone: '+14155550102' }],
+				executionId: 'execution-b',
+			}),
+		);
+		expect(other[0].outcome).toBe('placed');
+		jumpClock(62_000); // execution A's pace slot frees
+		const outputs = jsonOf(await first);
+
+		expect(outputs.map((item) => item.outcome)).toEqual(['placed', 'skipped']);
+		expect(outputs[1]).toMatchObject({ id: other[0].id, skipped: true });
+		expect((await allCalls(sandbox)).map((call) => call.client_number).sort()).toEqual([
+			'+14155550101',
+			'+14155550102',
+		]);
 	});
 });
 

@@ -1,15 +1,9 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { configurationError } from '../../../shared/errors';
 import type { Call } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
-import {
-	fromVersion13,
-	leadTime,
-	nextCallTime,
-	OUTCOMES_VERSION,
-	type ItemHours,
-} from './callingHours/option';
+import { leadTime, nextCallTime, type ItemHours } from './callingHours/option';
+import { fromVersion13, outcomeFields, OUTCOMES_VERSION } from './outcomes';
 
 const MAX_ATTEMPTS = 5;
 const FIELD = 'Call Again When the Call Fails';
@@ -104,10 +98,11 @@ export function readCallAgain(
 	const none = { attempt: 1, attempts: 1, minutesBetween: 0, success: new Set<string>() };
 	if (context.getNode().typeVersion < OUTCOMES_VERSION || !settings) return none;
 	if (!waiting) {
-		throw configurationError(context.getNode(), {
-			message: `${FIELD} needs Wait for the Call to End: only a call seen to end can have failed`,
-			description: 'Add Wait for the Call to End to the Options, or remove Call Again.',
-		});
+		validate.fail(
+			FIELD,
+			'needs Wait for the Call to End: only a call seen to end can have failed',
+			'Add Wait for the Call to End to the Options, or remove Call Again.',
+		);
 	}
 	const attempts = validate.integer(settings.attempts ?? 3, LABELS.attempts, 1, MAX_ATTEMPTS);
 	const minutes = Number(settings.minutesBetween ?? 60);
@@ -161,24 +156,22 @@ export function endedOutcome(
 ): IDataObject {
 	const status = String(call.status ?? '').trim();
 	const reached = attempt.success.has(status.toLowerCase());
-	if (attempt.attempts <= 1 || reached) return { outcome: 'ended', attempt: attempt.attempt };
+	if (attempt.attempts <= 1 || reached) return outcomeFields('ended', attempt.attempt);
 	const left = attempt.attempts - attempt.attempt;
 	if (left <= 0) {
 		const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ended "${status}": no attempt is left.`;
-		return { outcome: 'ended', attempt: attempt.attempt, reason };
+		return outcomeFields('ended', attempt.attempt, { reason });
 	}
 	const dueMs = nextCallTime(hours, endSeenMs + attempt.minutesBetween * 60_000);
 	if (dueMs === undefined) {
 		const reason = `Attempt ${attempt.attempt} ended "${status}", and Calling Hours do not open again within a week: not called again.`;
-		return { outcome: 'ended', attempt: attempt.attempt, reason };
+		return outcomeFields('ended', attempt.attempt, { reason });
 	}
 	const nextCallAt = leadTime(hours, dueMs, fallbackZone);
 	const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ended "${status}": attempt ${attempt.attempt + 1} is due at ${nextCallAt}.`;
-	return {
-		outcome: 'retry_due',
-		attempt: attempt.attempt + 1,
+	return outcomeFields('retry_due', attempt.attempt + 1, {
 		next_call_at: nextCallAt,
 		retry_at: nextCallAt,
 		reason,
-	};
+	});
 }

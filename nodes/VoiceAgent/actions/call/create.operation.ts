@@ -9,7 +9,6 @@ import { updateDisplayOptions } from 'n8n-workflow';
 import { type NewCall } from '../../../shared/api/calls';
 import { resolveAgent, type AgentLocatorValue } from '../../../shared/parameters/agent';
 import { optionsCollection } from '../../../shared/parameters/collections';
-import { asNodeError } from '../../../shared/errors';
 import { labelsOf } from '../../../shared/fields';
 import { InputValidator } from '../../../shared/validation';
 import {
@@ -17,29 +16,16 @@ import {
 	checkAllowedDestination,
 	toolUseOf,
 } from './allowedDestinations';
-import {
-	attemptGiven,
-	callAgainOption,
-	endedOutcome,
-	readCallAgain,
-	type ItemAttempt,
-} from './callAgain';
-import { batchOptions, runCallBatch, type BatchSeams } from './callBatch';
+import { attemptGiven, callAgainOption, readCallAgain, type ItemAttempt } from './callAgain';
+import { batchOptions, runCallBatch } from './callBatch';
 import { agentPhoneNumber, checkFrom, fromProperty } from './callFrom';
-import {
-	CallDeferred,
-	callingHoursOption,
-	OUTCOMES_VERSION,
-	readCallingHours,
-	type ItemHours,
-} from './callingHours/option';
-import { failedOutcome } from './outcomes';
+import { callingHoursOption, readCallingHours, type ItemHours } from './callingHours/option';
+import { failedOutcome, OUTCOMES_VERSION } from './outcomes';
 import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
-import { placeCall } from './placeCall';
-import { placeOnce, type ItemCall } from './placeOnce';
-import { ledgerOf, markEnded, runIndexOf, slotOf } from './callLedger';
+import { placeAndWait, type PreparedCall } from './placeAndWait';
+import { ledgerOf, runIndexOf, slotOf } from './callLedger';
 import { skipOffNotice, skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
-import { waitForEnd, waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
+import { waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
 	fromProperty,
@@ -134,12 +120,6 @@ function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallReq
 	return { from, to, context: callContext, options, wait, maxCalls, windowMinutes, hours, attempt };
 }
 
-/** The item's call with its agent looked up: done for every item before the first call is placed. */
-interface PreparedCall extends ItemCall {
-	wait: WaitSettings | undefined;
-	attemptSettings: ItemAttempt;
-}
-
 async function prepareCall(
 	context: IExecuteFunctions,
 	itemIndex: number,
@@ -175,62 +155,7 @@ async function prepareCall(
 	};
 }
 
-/** An item outside its Calling Hours: the lead as it came in, with why and when to call it. */
-function deferredOutput(context: IExecuteFunctions, item: PreparedCall, deferred: CallDeferred) {
-	return {
-		...context.getInputData()[item.itemIndex].json,
-		outcome: 'deferred',
-		deferred: true,
-		attempt: item.attempt,
-		next_call_at: deferred.nextCallAt,
-		reason: deferred.reason,
-	};
-}
-
-/**
- * Place once (placeOnce.ts: re-runs, concurrent uses, the skip window, Max Calls per Run, Calling
- * Hours), then wait. The items of a call that ended carry when n8n placed it and saw it end; from node
- * version 1.3 every item carries its outcome and attempt.
- */
-async function createOne(
-	context: IExecuteFunctions,
-	item: PreparedCall,
-	seams: BatchSeams = {},
-): Promise<IDataObject> {
-	const validate = new InputValidator(context.getNode(), item.itemIndex);
-	const byOutcome = context.getNode().typeVersion >= OUTCOMES_VERSION;
-	const attempt = item.attempt;
-	let call;
-	try {
-		call = await placeOnce(context, validate, item, async (record) => {
-			return await placeCall(context, record, item, { observer: seams.pace, fields: CALL_FIELDS });
-		});
-	} catch (error) {
-		if (error instanceof CallDeferred) return deferredOutput(context, item, error);
-		throw asNodeError(context.getNode(), error);
-	}
-	// A call skipped as placed before is output as found: this run did not place it, so it does not wait.
-	if (call.skipped === true) return byOutcome ? { ...call, outcome: 'skipped', attempt } : call;
-	if (!item.wait) return byOutcome ? { ...call, outcome: 'placed', attempt } : call;
-	const placedAt = new Date().toISOString();
-	const ended = await waitForEnd(context, call, item.wait, item.itemIndex, seams.schedule);
-	if (!ended.ended) {
-		return { ...ended, placed_at: placedAt, ...(byOutcome ? { outcome: 'placed', attempt } : {}) };
-	}
-	markEnded(ledgerOf(context), call.id);
-	const endSeenMs = Date.now();
-	const outcome = byOutcome
-		? endedOutcome(ended, item.attemptSettings, item.hours, endSeenMs, context.getTimezone())
-		: {};
-	return {
-		...ended,
-		placed_at: placedAt,
-		end_seen_at: new Date(endSeenMs).toISOString(),
-		...outcome,
-	};
-}
-
-/** All items at once: Calls at Once and the pace, each item through `createOne` (callBatch.ts). */
+/** All items at once: Calls at Once and the pace, each item through `placeAndWait` (callBatch.ts). */
 export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutionData[]> {
 	const ledger = ledgerOf(this);
 	return await runCallBatch(
@@ -238,7 +163,7 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 		{
 			check: readCallRequest,
 			prepare: prepareCall,
-			run: createOne,
+			run: (context, item, seams) => placeAndWait(context, item, seams, CALL_FIELDS),
 			liveCallOf: (context, itemIndex, request) => {
 				const record = ledger.records[slotOf(context, itemIndex, request.to)];
 				return record?.state === 'placed' && record.run === runIndexOf(context)

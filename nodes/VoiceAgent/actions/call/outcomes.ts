@@ -3,11 +3,24 @@ import type { IDataObject } from 'n8n-workflow';
 import { isOutcomeUnknown } from '../../../shared/errors';
 import { mayHaveCalled, type CallRecord } from './callLedger';
 
+/** Node version 1.3 brought Calling Hours, Call Again and the outcome fields. */
+export const OUTCOMES_VERSION = 1.3;
+export const fromVersion13 = { show: { '@version': [{ _cnd: { gte: OUTCOMES_VERSION } }] } };
+
 /**
  * What happened to a lead, one per output item of Call → Create (node version 1.3): a user maps it and
  * `next_call_at` straight into a CRM or a table.
  */
 export type Outcome = 'placed' | 'ended' | 'retry_due' | 'deferred' | 'skipped' | 'failed';
+
+/** The fields every item of Call → Create carries from version 1.3: what happened, and to which attempt. */
+export function outcomeFields(
+	outcome: Outcome,
+	attempt: number,
+	more: IDataObject = {},
+): IDataObject {
+	return { outcome, attempt, ...more };
+}
 
 const HINT_ORDER: ReadonlyArray<[Outcome, string]> = [
 	['placed', 'placed'],
@@ -29,12 +42,10 @@ export function failedOutcome(
 	record: CallRecord | undefined,
 ): IDataObject {
 	const placed = mayHaveCalled(record) || isOutcomeUnknown(error);
-	return {
-		outcome: 'failed',
+	return outcomeFields('failed', attempt, {
 		failure: placed ? 'may_have_been_placed' : 'not_placed',
-		attempt,
 		...(placed && record?.callId ? { call_id: record.callId } : {}),
-	};
+	});
 }
 
 /** How the items of a run came out, for the node's hint. */

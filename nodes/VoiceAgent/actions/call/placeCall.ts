@@ -15,6 +15,7 @@ import type { Call } from '../../../shared/types';
 import { isPlainObject } from '../../../shared/validation';
 import { advance, type CallRecord } from './callLedger';
 import { CallDeferred, deferralOf, type ItemHours } from './callingHours/option';
+import { CallFoundMeanwhile, type SkippedCall } from './skipRecentlyCalled';
 
 /** What POST /call sends for an item, and what is checked before it goes out. */
 interface PlaceRequest {
@@ -22,7 +23,12 @@ interface PlaceRequest {
 	filter: CallFilter;
 	itemIndex: number;
 	hours?: ItemHours;
+	/** Looks again whether the number was called meanwhile: done after a wait for the pace. */
+	recheck?: () => Promise<SkippedCall | undefined>;
 }
+
+/** A wait for the pace this long lets another execution call the number: look again before sending. */
+const RECHECK_AFTER_WAIT_MS = 1_000;
 
 /** How many of the latest calls to the number are remembered before dialling. */
 const RECENT_CALLS = 20;
@@ -81,18 +87,24 @@ async function findPlacedCall(
 }
 
 /**
- * The record goes to `sent` the moment POST /call goes out, after any wait for the pace, unless Calling
- * Hours closed during that wait: then nothing goes out (an earlier attempt was refused, so none went).
+ * The record goes to `sent` the moment POST /call goes out, after any wait for the pace. Nothing goes out
+ * when, after a wait of a second or more, another execution turns out to have called the number
+ * meanwhile, or when Calling Hours closed during the wait (a refused earlier attempt sent nothing).
  */
 function sendingObserver(
 	record: CallRecord,
 	pace: RequestObserver | undefined,
-	{ hours, body }: PlaceRequest,
+	{ hours, body, recheck }: PlaceRequest,
 	node: INode,
 ): RequestObserver {
 	return {
 		beforeAttempt: async () => {
+			const waitFrom = Date.now();
 			await pace?.beforeAttempt?.();
+			if (recheck && record.state === 'claimed' && Date.now() - waitFrom >= RECHECK_AFTER_WAIT_MS) {
+				const found = await recheck();
+				if (found) throw new CallFoundMeanwhile(node, found);
+			}
 			const deferred = deferralOf(node, hours, body.to, Date.now());
 			if (deferred) throw deferred;
 			advance(record, 'sent');
@@ -113,7 +125,7 @@ export async function placeCall(
 	record: CallRecord,
 	request: PlaceRequest,
 	{ observer, ...options }: BodyRequestOptions,
-): Promise<Call> {
+): Promise<Call | SkippedCall> {
 	const { body, filter, itemIndex } = request;
 	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
 	let answer: unknown;
@@ -123,6 +135,11 @@ export async function placeCall(
 			observer: sendingObserver(record, observer, request, context.getNode()),
 		});
 	} catch (error) {
+		if (error instanceof CallFoundMeanwhile) {
+			advance(record, 'skipped', error.found.id);
+			record.why = error.found.skipReason;
+			return error.found;
+		}
 		if (error instanceof CallDeferred) {
 			advance(record, 'notSent');
 			throw asNodeError(context.getNode(), error);

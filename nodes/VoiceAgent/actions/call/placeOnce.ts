@@ -39,8 +39,14 @@ export interface ItemCall {
 	hours?: ItemHours;
 }
 
-/** Sends POST /call once for the item, moving its record forward (placeCall.ts). */
-type Place = (record: CallRecord) => Promise<Call>;
+/** Looks again whether the number was called meanwhile (the skip window, or the attempt placed). */
+export type Recheck = () => Promise<SkippedCall | undefined>;
+
+/**
+ * Sends POST /call once for the item, moving its record forward (placeCall.ts); `recheck` is for just
+ * before sending, after a wait for the pace.
+ */
+type Place = (record: CallRecord, recheck: Recheck) => Promise<Call | SkippedCall>;
 
 /** An earlier attempt's call to the number may have been placed: this item does not dial it again. */
 function mayHaveBeenPlacedError(
@@ -71,7 +77,7 @@ async function placedBefore(
 		return { ...call, skipped: true, skipReason: record.why as string };
 	if (record.executionId !== context.getExecutionId()) {
 		const skipReason = `Execution ${record.executionId}, which this execution retries, placed this call already, so it was not placed again`;
-		return { ...call, skipped: true, skipReason };
+		return { ...call, skipped: true, skipReason, ownAttempt: true };
 	}
 	// An AI model that asks again learns that the number was called; a workflow's retry gets its call.
 	if (!runsAsTool(context)) return call;
@@ -162,16 +168,23 @@ export async function placeOnce(
 		claimSlot(ledger, slot, record);
 		const flight = startFlight(ledger, [slot, numberKey], item.itemIndex, record);
 		try {
-			const recent = item.previousCallId
-				? await attemptPlacedAlready(context, item.filter, item.attempt, item.previousCallId)
-				: await recentlyCalled(context, item.filter, item.windowMinutes);
+			const { previousCallId } = item;
+			const recheck: Recheck = async () =>
+				previousCallId
+					? await attemptPlacedAlready(context, item.filter, {
+							attempt: item.attempt,
+							previousCallId,
+							callContext: item.body.context ?? '',
+						})
+					: await recentlyCalled(context, item.filter, item.windowMinutes);
+			const recent = await recheck();
 			if (recent) {
 				advance(record, 'skipped', recent.id);
 				record.why = recent.skipReason;
 				flight.land(recent);
 				return recent;
 			}
-			const call = await place(record);
+			const call = await place(record, recheck);
 			flight.land(call);
 			return call;
 		} catch (error) {

@@ -1,4 +1,5 @@
-import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { getCall, newestCall, type CallFilter } from '../../../shared/api/calls';
 import { isLive } from '../../../shared/callStatus';
@@ -76,7 +77,24 @@ export function recentCallReason(
 	return undefined;
 }
 
-export type SkippedCall = Call & { skipped: true; skipReason: string };
+/**
+ * A call found instead of placing one. `ownAttempt`: it is this very attempt's call (placed by an
+ * earlier execution of the same attempt), so its end is the attempt's outcome; never output.
+ */
+export type SkippedCall = Call & { skipped: true; skipReason: string; ownAttempt?: true };
+
+/**
+ * Thrown from just before POST /call when a look again, after a wait for the pace, finds that the number
+ * was called meanwhile (another execution): the item outputs that call as skipped, nothing is sent.
+ */
+export class CallFoundMeanwhile extends NodeOperationError {
+	constructor(
+		node: INode,
+		readonly found: SkippedCall,
+	) {
+		super(node, found.skipReason);
+	}
+}
 
 /** The agent's recent call to the number, in full and marked as not placed again; undefined: none. */
 export async function recentlyCalled(
@@ -100,9 +118,9 @@ export async function recentlyCalled(
 export async function attemptPlacedAlready(
 	context: IExecuteFunctions,
 	filter: CallFilter,
-	attempt: number,
-	previousCallId: string,
+	item: { attempt: number; previousCallId: string; callContext: string },
 ): Promise<SkippedCall | undefined> {
+	const { attempt, previousCallId } = item;
 	const { call } = await newestCall(context, filter);
 	if (!call) return undefined;
 	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
@@ -113,5 +131,8 @@ export async function attemptPlacedAlready(
 		skipReason = `${of}, attempt ${attempt - 1}, is still in progress, so attempt ${attempt} was not placed`;
 	}
 	if (!skipReason) return undefined;
-	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
+	const found = await getCall(context, call.id);
+	// A newer call with this item's context is this attempt's own, placed by a run whose outcome was lost.
+	const own = call.id !== previousCallId && (found.context ?? '') === item.callContext;
+	return { ...found, skipped: true, skipReason, ...(own ? { ownAttempt: true as const } : {}) };
 }

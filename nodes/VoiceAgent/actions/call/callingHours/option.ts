@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { InputValidator } from '../../../../shared/validation';
+import { fromVersion13, OUTCOMES_VERSION } from '../outcomes';
 import { zonesOfNumber } from './phoneZones';
 import {
 	isInsideWindow,
@@ -11,10 +12,6 @@ import {
 	parseClock,
 	type CallingWindow,
 } from './window';
-
-/** Node version 1.3 brought Calling Hours, Call Again and the outcome fields. */
-export const OUTCOMES_VERSION = 1.3;
-export const fromVersion13 = { show: { '@version': [{ _cnd: { gte: OUTCOMES_VERSION } }] } };
 
 const DAYS = [
 	'sunday',
