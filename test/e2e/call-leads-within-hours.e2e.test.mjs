@@ -1,0 +1,281 @@
+// End-to-end: the campaign example (examples/call-leads-within-hours.json) in the pinned real n8n with the
+// packed package, against the sandbox. Its leads live in an n8n Data Table made through n8n's REST API,
+// as a user makes one in the editor; the workflow runs in a real `n8n start` (the Data Table module does
+// not load in `n8n execute`), each run started from its *Run now* trigger as one scheduled pass.
+//
+// The clock is the real one: the leads' numbers are chosen at the time of the run from prefixes of a
+// single time zone, so that some are inside 09:00–20:00 in their own zone and some outside (computed
+// here with Intl, independently of the node). What the test sets in the example, and why:
+// - the Data Table in both Data Table nodes (a user picks it after importing) and the credential's URL;
+// - Calling Hours → Days: every day, so the result does not depend on the weekday of the run;
+// - Call Again → Minutes Between: 0, so each pass is the failing lead's next attempt (60 in the example).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { ROOT as root } from '../../scripts/lib/community-package.mjs';
+import { importCredentials } from '../../scripts/lib/n8n-cli.mjs';
+import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
+import { nextDailyWindowStart, splitByWindow } from '../../scripts/lib/lead-zones.mjs';
+import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
+import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
+
+const API_KEY = 'e2e-leads-key';
+const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
+const N8N_VERSION = selectRuntime().n8n;
+const WINDOW = { from: 9 * 60, until: 20 * 60 };
+const ALL_DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const NODES = {
+	leads: 'Leads not done yet',
+	call: 'Call within calling hours',
+	write: 'Write the outcome to the lead',
+};
+const COLUMNS = [
+	{ name: 'name', type: 'string' },
+	{ name: 'phone', type: 'string' },
+	{ name: 'outcome', type: 'string' },
+	{ name: 'attempt', type: 'number' },
+	{ name: 'next_call_at', type: 'string' },
+	{ name: 'call_id', type: 'string' },
+	{ name: 'status', type: 'string' },
+];
+const log = (line) => console.log(`[e2e call-leads-within-hours] ${line}`);
+
+let setup;
+let sandbox;
+let api;
+let server;
+
+const example = () =>
+	JSON.parse(readFileSync(path.join(root, 'examples', 'call-leads-within-hours.json'), 'utf8'));
+const nodeOf = (workflow, name) => workflow.nodes.find((node) => node.name === name);
+
+/** The example as imported, with only what the test must set (see the top of this file). */
+function campaignWorkflow(table) {
+	const workflow = example();
+	for (const name of [NODES.leads, NODES.write]) {
+		nodeOf(workflow, name).parameters.dataTableId = {
+			__rl: true,
+			mode: 'list',
+			value: table.id,
+			cachedResultName: table.name,
+		};
+	}
+	const { options } = nodeOf(workflow, NODES.call).parameters;
+	options.callingHours.hours.days = ALL_DAYS;
+	options.callAgain.settings.minutesBetween = 0;
+	const { name, nodes, connections, settings } = workflow;
+	// As the editor saves an imported workflow (n8n 1.x requires `active`).
+	return { name, nodes, connections, settings, active: false };
+}
+
+/**
+ * Leads whose numbers are, at `now`, inside their window (one of them ends in 0000: the sandbox fails
+ * its calls) and outside it, among the countries the example's Allowed Destinations allow.
+ */
+function leadsAt(now) {
+	const allowed = nodeOf(example(), NODES.call)
+		.parameters.options.allowedDestinations.split(',')
+		.map((entry) => entry.trim().replace(/^\+/, ''));
+	const allowedOnly = (entries) =>
+		entries.filter(({ prefix }) => allowed.some((country) => prefix.startsWith(country)));
+	const split = splitByWindow(now, { ...WINDOW, marginMinutes: 30 });
+	const inside = allowedOnly(split.inside);
+	const outside = allowedOnly(split.outside);
+	assert.ok(inside.length >= 1 && outside.length >= 1, 'the pool has leads on both sides now');
+	const lead = ({ prefix, zone }, tail, where) => ({
+		name: `${where} ${zone}${tail === '0000' ? ' (fails)' : ''}`,
+		phone: `+${prefix}555${tail}`,
+		zone,
+		inside: where === 'inside',
+	});
+	return [
+		...inside.map((entry, index) => lead(entry, String(1001 + index), 'inside')),
+		lead(inside[0], '0000', 'inside'),
+		...outside.map((entry, index) => lead(entry, String(2001 + index), 'outside')),
+	];
+}
+
+/** Every call the sandbox's account placed, paged as the API pages. */
+async function allCalls() {
+	const calls = [];
+	let cursor = '';
+	do {
+		const page = await api.call('GET', `/calls?limit=100${cursor ? `&cursor=${cursor}` : ''}`);
+		calls.push(...page.calls);
+		cursor = page.cursor ? encodeURIComponent(page.cursor) : '';
+	} while (cursor);
+	return calls;
+}
+
+const callsTo = (calls, phone) =>
+	calls
+		.filter((call) => call.client_number === phone)
+		.sort((a, b) => Date.parse(a.created_at) - Date.parse(b.created_at));
+
+/** The items a node output in a run; none when the run stopped before it (nothing was due). */
+function output(execution, node) {
+	const runs = execution.data.resultData.runData[node];
+	if (!runs) return [];
+	assert.equal(runs[0].error, undefined, `${node} failed: ${runs[0].error?.message}`);
+	return (runs[0].data?.main?.[0] ?? []).map((item) => item.json);
+}
+
+before(async () => {
+	setup = await installedPackage();
+	sandbox = await startEmptySandbox(API_KEY, { callDurationMs: 1500 });
+	api = sandboxClient(sandbox, API_KEY);
+	await api.call('POST', '/agent', { name: 'Sales Follow-up', area_code: '415' });
+	await importCredentials(setup.userFolder, [
+		voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl),
+	]);
+	server = await startN8nServer(setup.userFolder);
+	await server.setupOwnerAndLogin();
+});
+
+after(async () => {
+	await server?.stop();
+	await sandbox?.close();
+	setup?.remove();
+});
+
+describe(
+	`Example "call leads within their calling hours" in n8n ${N8N_VERSION}`,
+	{ timeout: 600_000 },
+	() => {
+		test('passes over a Data Table: inside leads called once, outside ones deferred to their window, a failing number tried 3 times, each outcome written once', async () => {
+			const { id: projectId } = await server.rest.personalProject();
+			const table = await server.rest.createDataTable(projectId, {
+				name: 'Leads',
+				columns: COLUMNS,
+			});
+			const now = Date.now();
+			const leads = leadsAt(now);
+			const failing = leads.find((lead) => lead.phone.endsWith('0000'));
+			log(
+				`at ${new Date(now).toISOString()}: inside ${leads
+					.filter((l) => l.inside)
+					.map((l) => l.zone)
+					.join(', ')}; outside ${leads
+					.filter((l) => !l.inside)
+					.map((l) => l.zone)
+					.join(', ')}`,
+			);
+			const inserted = await server.rest.insertDataTableRows(
+				projectId,
+				table.id,
+				leads.map(({ name, phone }) => ({ name, phone })),
+			);
+			const rowIdOf = new Map(inserted.map((row) => [row.phone, row.id]));
+			const workflow = await server.rest.request(
+				'POST',
+				'/rest/workflows',
+				campaignWorkflow(table),
+			);
+
+			const rows = async () =>
+				new Map(
+					(await server.rest.dataTableRows(projectId, table.id)).map((row) => [row.phone, row]),
+				);
+			/** One pass, as the schedule runs it: the row ids it wrote, and the calls placed so far. */
+			const pass = async (label) => {
+				const started = Date.now();
+				const executionId = await server.rest.runManually(workflow.id, 'Run now');
+				const execution = await server.rest.waitForExecution(executionId, { timeoutMs: 300_000 });
+				log(`${label}: ${Date.now() - started} ms (execution ${executionId}, ${execution.status})`);
+				assert.equal(execution.status, 'success', execution.data.resultData.error?.message);
+				const written = output(execution, NODES.write).map((row) => row.id);
+				assert.equal(new Set(written).size, written.length, `${label}: a row written twice`);
+				return { written: written.sort((a, b) => a - b), calls: await allCalls() };
+			};
+			const idsOf = (list) => list.map((lead) => rowIdOf.get(lead.phone)).sort((a, b) => a - b);
+
+			// Pass 1: every lead is due. Inside: called, ended; the failing one has 2 attempts left; outside:
+			// deferred to the start of its next window, never dialled.
+			const first = await pass('pass 1');
+			assert.deepEqual(first.written, idsOf(leads), 'pass 1 wrote each lead once');
+			const table1 = await rows();
+			for (const lead of leads) {
+				const row = table1.get(lead.phone);
+				const calls = callsTo(first.calls, lead.phone);
+				if (!lead.inside) {
+					assert.equal(calls.length, 0, `${lead.name} was not dialled`);
+					assert.deepEqual(
+						{ outcome: row.outcome, attempt: row.attempt, next_call_at: row.next_call_at },
+						{
+							outcome: 'deferred',
+							attempt: 1,
+							next_call_at: nextDailyWindowStart(lead.zone, now, WINDOW).iso,
+						},
+						`${lead.name}: deferred to its next 09:00`,
+					);
+					assert.equal(row.call_id, null, `${lead.name}: no call`);
+					continue;
+				}
+				assert.equal(calls.length, 1, `${lead.name} was called once`);
+				if (lead === failing) {
+					assert.equal(row.outcome, 'retry_due');
+					assert.equal(row.attempt, 2, 'the next attempt is the second');
+					assert.equal(row.status, 'failed');
+					assert.ok(Date.parse(row.next_call_at) <= Date.now(), `due again: ${row.next_call_at}`);
+				} else {
+					assert.deepEqual(
+						{
+							outcome: row.outcome,
+							attempt: row.attempt,
+							status: row.status,
+							next_call_at: row.next_call_at,
+						},
+						{ outcome: 'ended', attempt: 1, status: 'completed', next_call_at: '' },
+						lead.name,
+					);
+				}
+				assert.equal(row.call_id, calls[0].id, `${lead.name}: the call's id`);
+			}
+
+			// Passes 2 and 3: only the failing lead is due; its second and third attempts.
+			const second = await pass('pass 2');
+			assert.deepEqual(second.written, idsOf([failing]));
+			let row = (await rows()).get(failing.phone);
+			let calls = callsTo(second.calls, failing.phone);
+			assert.equal(calls.length, 2);
+			assert.deepEqual(
+				{ outcome: row.outcome, attempt: row.attempt, status: row.status, call_id: row.call_id },
+				{ outcome: 'retry_due', attempt: 3, status: 'failed', call_id: calls[1].id },
+			);
+
+			const third = await pass('pass 3');
+			assert.deepEqual(third.written, idsOf([failing]));
+			const table3 = await rows();
+			row = table3.get(failing.phone);
+			calls = callsTo(third.calls, failing.phone);
+			assert.equal(calls.length, 3, 'three attempts, no more');
+			assert.deepEqual(
+				{
+					outcome: row.outcome,
+					attempt: row.attempt,
+					status: row.status,
+					call_id: row.call_id,
+					next_call_at: row.next_call_at,
+				},
+				{ outcome: 'ended', attempt: 3, status: 'failed', call_id: calls[2].id, next_call_at: '' },
+				'given up after the third attempt',
+			);
+
+			// Pass 4: nothing is due (ended, or deferred to a later window): no call, no row written.
+			const fourth = await pass('pass 4');
+			assert.deepEqual(fourth.written, []);
+			assert.deepEqual(await rows(), table3, 'the table is as the third pass left it');
+			assert.equal(fourth.calls.length, third.calls.length, 'no call in pass 4');
+
+			// Over all passes: no number phoned twice but the failing one, exactly three times.
+			for (const lead of leads) {
+				const expected = lead === failing ? 3 : lead.inside ? 1 : 0;
+				assert.equal(callsTo(fourth.calls, lead.phone).length, expected, lead.name);
+			}
+			assert.equal(fourth.calls.length, leads.filter((lead) => lead.inside).length + 2);
+		});
+	},
+);
