@@ -15,6 +15,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { ROOT as root } from '../../scripts/lib/community-package.mjs';
+import { LEADS_TABLE, dataTableLocator } from '../../scripts/lib/demo-setup.mjs';
 import { importCredentials } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { nextDailyWindowStart, splitByWindow } from '../../scripts/lib/lead-zones.mjs';
@@ -32,15 +33,6 @@ const NODES = {
 	call: 'Call within calling hours',
 	write: 'Write the outcome to the lead',
 };
-const COLUMNS = [
-	{ name: 'name', type: 'string' },
-	{ name: 'phone', type: 'string' },
-	{ name: 'outcome', type: 'string' },
-	{ name: 'attempt', type: 'number' },
-	{ name: 'next_call_at', type: 'string' },
-	{ name: 'call_id', type: 'string' },
-	{ name: 'status', type: 'string' },
-];
 const log = (line) => console.log(`[e2e call-leads-within-hours] ${line}`);
 
 let setup;
@@ -56,12 +48,7 @@ const nodeOf = (workflow, name) => workflow.nodes.find((node) => node.name === n
 function campaignWorkflow(table) {
 	const workflow = example();
 	for (const name of [NODES.leads, NODES.write]) {
-		nodeOf(workflow, name).parameters.dataTableId = {
-			__rl: true,
-			mode: 'list',
-			value: table.id,
-			cachedResultName: table.name,
-		};
+		nodeOf(workflow, name).parameters.dataTableId = dataTableLocator(table);
 	}
 	const { options } = nodeOf(workflow, NODES.call).parameters;
 	options.callingHours.hours.days = ALL_DAYS;
@@ -147,10 +134,7 @@ describe(
 	() => {
 		test('passes over a Data Table: inside leads called once, outside ones deferred to their window, a failing number tried 3 times, each outcome written once', async () => {
 			const { id: projectId } = await server.rest.personalProject();
-			const table = await server.rest.createDataTable(projectId, {
-				name: 'Leads',
-				columns: COLUMNS,
-			});
+			const table = await server.rest.createDataTable(projectId, LEADS_TABLE);
 			const now = Date.now();
 			const leads = leadsAt(now);
 			const failing = leads.find((lead) => lead.phone.endsWith('0000'));
