@@ -13,6 +13,7 @@ import type { Call } from '../../../shared/types';
 import { InputValidator } from '../../../shared/validation';
 import { failedItemOutput } from '../itemFailure';
 import { markEnded, type CallLedger } from './callLedger';
+import { Progress } from './outcomes';
 import { CallPace } from './pace';
 import { WaitSchedule } from './waitSchedule';
 
@@ -93,24 +94,10 @@ interface CallSteps<Request, Prepared> {
 	liveCallOf(context: IExecuteFunctions, itemIndex: number, request: Request): string | undefined;
 	/** Whether the call holds a slot until it ends: only while the node waits for calls to end. */
 	holdsSlot(request: Request): boolean;
-}
-
-/** How the items of a run came out, for the node's hint. */
-class Progress {
-	placed = 0;
-	ended = 0;
-	failed = 0;
-	skipped = 0;
-
-	count(json: IDataObject): void {
-		if (json.skipped === true) this.skipped++;
-		else this.placed++;
-		if (json.ended === true) this.ended++;
-	}
-
-	get message(): string {
-		return `Calls: ${this.placed} placed, ${this.ended} ended, ${this.failed} failed, ${this.skipped} skipped`;
-	}
+	/** Whether items carry their outcome (node version 1.3), and the hint counts outcomes. */
+	byOutcome: boolean;
+	/** The outcome fields of a failed item, with `byOutcome`. */
+	failureFields(error: unknown, request: Request | undefined, itemIndex: number): IDataObject;
 }
 
 /** For the calls still waiting for their pace slot when the batch stops: they were never sent. */
@@ -137,12 +124,16 @@ export async function runCallBatch<Request, Prepared>(
 	const items = context.getInputData();
 	const settings = batchSettings(context);
 	const outputs: INodeExecutionData[][] = new Array(items.length);
-	const progress = new Progress();
-	const fail = (itemIndex: number, error: unknown) => {
-		progress.failed++;
-		outputs[itemIndex] = failedItemOutput(context, itemIndex, error);
-	};
 	const requests = new Map<number, Request>();
+	const progress = new Progress(steps.byOutcome);
+	const fail = (itemIndex: number, error: unknown) => {
+		progress.fail();
+		const output = failedItemOutput(context, itemIndex, error);
+		const fields = steps.byOutcome
+			? steps.failureFields(error, requests.get(itemIndex), itemIndex)
+			: {};
+		outputs[itemIndex] = output.map((item) => ({ ...item, json: { ...item.json, ...fields } }));
+	};
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 		try {
 			requests.set(itemIndex, steps.check(context, itemIndex));

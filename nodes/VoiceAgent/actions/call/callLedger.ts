@@ -56,6 +56,8 @@ export interface CallRecord extends IDataObject {
 	run?: number;
 	/** Why it was skipped: the call it found instead is output with this. */
 	why?: string;
+	/** The lead's attempt (Call Again) from 2 on: each attempt is a call of its own. */
+	attempt?: number;
 }
 
 /**

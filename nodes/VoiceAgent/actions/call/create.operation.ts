@@ -6,26 +6,34 @@ import type {
 } from 'n8n-workflow';
 import { updateDisplayOptions } from 'n8n-workflow';
 
-import { getAgent } from '../../../shared/api/agents';
 import { type NewCall } from '../../../shared/api/calls';
-import {
-	agentLocator,
-	resolveAgent,
-	type AgentLocatorValue,
-	type ResolvedAgent,
-} from '../../../shared/parameters/agent';
+import { resolveAgent, type AgentLocatorValue } from '../../../shared/parameters/agent';
 import { optionsCollection } from '../../../shared/parameters/collections';
-import type { Call } from '../../../shared/types';
-import { dataProblemError } from '../../../shared/errors';
+import { asNodeError } from '../../../shared/errors';
 import { labelsOf } from '../../../shared/fields';
-import { readOncePerRun } from '../../../shared/runCache';
-import { INPUT_LIMITS, InputValidator } from '../../../shared/validation';
+import { InputValidator } from '../../../shared/validation';
 import {
 	allowedDestinationsOption,
 	checkAllowedDestination,
 	toolUseOf,
 } from './allowedDestinations';
+import {
+	attemptGiven,
+	callAgainOption,
+	endedOutcome,
+	readCallAgain,
+	type ItemAttempt,
+} from './callAgain';
 import { batchOptions, runCallBatch, type BatchSeams } from './callBatch';
+import { agentPhoneNumber, checkFrom, fromProperty } from './callFrom';
+import {
+	CallDeferred,
+	callingHoursOption,
+	OUTCOMES_VERSION,
+	readCallingHours,
+	type ItemHours,
+} from './callingHours/option';
+import { failedOutcome } from './outcomes';
 import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
 import { placeCall } from './placeCall';
 import { placeOnce, type ItemCall } from './placeOnce';
@@ -34,21 +42,7 @@ import { skipOffNotice, skipRecentlyCalledProperty, skipWindowMinutes } from './
 import { waitForEnd, waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
-	agentLocator({
-		displayName: 'From (Agent)',
-		name: 'from',
-		description:
-			'The agent that places the call: the call is made from its phone number. Pick it, give its ID, its exact name, or its phone number.',
-		modes: [
-			...(agentLocator().modes ?? []),
-			{
-				displayName: 'By Phone Number',
-				name: 'phoneNumber',
-				type: 'string',
-				placeholder: 'e.g. +14155550100',
-			},
-		],
-	}),
+	fromProperty,
 	{
 		displayName: 'To',
 		name: 'to',
@@ -81,6 +75,8 @@ const properties: INodeProperties[] = [
 		},
 		...waitForEndOptions,
 		...batchOptions,
+		callingHoursOption,
+		callAgainOption,
 	]),
 ];
 
@@ -97,28 +93,6 @@ export const CALL_FIELDS = labelsOf(properties, {
 	user_speaks_first: 'options.userSpeaksFirst',
 });
 
-/** The phone number of an agent known by ID, fetched once per node run and agent. */
-async function fetchedPhoneNumber(context: IExecuteFunctions, agentId: string): Promise<string> {
-	return await readOncePerRun(context, `phoneNumber:${agentId}`, async () => {
-		const agent = await getAgent(context, agentId);
-		return agent.phone_number ?? '';
-	});
-}
-
-/** The number the agent calls from; an agent found by name brings it from the agent list. */
-async function agentPhoneNumber(
-	context: IExecuteFunctions,
-	{ id, agent }: ResolvedAgent,
-	itemIndex: number,
-): Promise<string> {
-	const number = agent ? (agent.phone_number ?? '') : await fetchedPhoneNumber(context, id);
-	if (!number) {
-		const message = `Agent "${agent?.name ?? id}" has no phone number to call from`;
-		throw dataProblemError(context.getNode(), { message, itemIndex });
-	}
-	return number;
-}
-
 /** What the item asks for, checked before anything is sent: no request is made here. */
 interface CallRequest {
 	from: AgentLocatorValue;
@@ -130,21 +104,8 @@ interface CallRequest {
 	maxCalls: number;
 	/** Skip Numbers Called in the Last (Minutes); 0: off. */
 	windowMinutes: number;
-}
-
-/** From in every mode, checked on its face: a number in E.164, or a non-empty ID or name. */
-function checkFrom(
-	validate: InputValidator,
-	from: AgentLocatorValue | undefined,
-): AgentLocatorValue {
-	const mode = from?.mode ?? 'id';
-	if (mode === 'phoneNumber') return { mode, value: validate.e164(from?.value, CALL_FIELDS.from) };
-	if (mode === 'name')
-		return {
-			mode,
-			value: validate.nonEmptyString(from?.value, CALL_FIELDS.from, INPUT_LIMITS.nameLength),
-		};
-	return { mode, value: validate.id(from?.value, CALL_FIELDS.from) };
+	hours: ItemHours | undefined;
+	attempt: ItemAttempt;
 }
 
 function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallRequest {
@@ -152,6 +113,7 @@ function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallReq
 	const from = checkFrom(
 		validate,
 		context.getNodeParameter('from', itemIndex) as AgentLocatorValue | undefined,
+		CALL_FIELDS.from,
 	);
 	const to = validate.e164(context.getNodeParameter('to', itemIndex), CALL_FIELDS.to);
 	const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -167,12 +129,15 @@ function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallReq
 		CALL_FIELDS.context,
 	);
 	const wait = waitSettings(context, itemIndex, options);
-	return { from, to, context: callContext, options, wait, maxCalls, windowMinutes };
+	const hours = readCallingHours(context, validate, options, to);
+	const attempt = readCallAgain(context, validate, options, wait !== undefined);
+	return { from, to, context: callContext, options, wait, maxCalls, windowMinutes, hours, attempt };
 }
 
 /** The item's call with its agent looked up: done for every item before the first call is placed. */
 interface PreparedCall extends ItemCall {
 	wait: WaitSettings | undefined;
+	attemptSettings: ItemAttempt;
 }
 
 async function prepareCall(
@@ -203,29 +168,66 @@ async function prepareCall(
 		maxCalls: request.maxCalls,
 		windowMinutes: request.windowMinutes,
 		wait: request.wait,
+		hours: request.hours,
+		attempt: request.attempt.attempt,
+		previousCallId: request.attempt.previousCallId,
+		attemptSettings: request.attempt,
+	};
+}
+
+/** An item outside its Calling Hours: the lead as it came in, with why and when to call it. */
+function deferredOutput(context: IExecuteFunctions, item: PreparedCall, deferred: CallDeferred) {
+	return {
+		...context.getInputData()[item.itemIndex].json,
+		outcome: 'deferred',
+		deferred: true,
+		attempt: item.attempt,
+		next_call_at: deferred.nextCallAt,
+		reason: deferred.reason,
 	};
 }
 
 /**
- * Place once (placeOnce.ts: re-runs, concurrent uses, the skip window, Max Calls per Run), then wait.
- * The items of a call that ended carry when n8n placed it and saw it end.
+ * Place once (placeOnce.ts: re-runs, concurrent uses, the skip window, Max Calls per Run, Calling
+ * Hours), then wait. The items of a call that ended carry when n8n placed it and saw it end; from node
+ * version 1.3 every item carries its outcome and attempt.
  */
 async function createOne(
 	context: IExecuteFunctions,
 	item: PreparedCall,
 	seams: BatchSeams = {},
-): Promise<Call> {
+): Promise<IDataObject> {
 	const validate = new InputValidator(context.getNode(), item.itemIndex);
-	const call = await placeOnce(context, validate, item, async (record) => {
-		return await placeCall(context, record, item, { observer: seams.pace, fields: CALL_FIELDS });
-	});
+	const byOutcome = context.getNode().typeVersion >= OUTCOMES_VERSION;
+	const attempt = item.attempt;
+	let call;
+	try {
+		call = await placeOnce(context, validate, item, async (record) => {
+			return await placeCall(context, record, item, { observer: seams.pace, fields: CALL_FIELDS });
+		});
+	} catch (error) {
+		if (error instanceof CallDeferred) return deferredOutput(context, item, error);
+		throw asNodeError(context.getNode(), error);
+	}
 	// A call skipped as placed before is output as found: this run did not place it, so it does not wait.
-	if (call.skipped === true || !item.wait) return call;
+	if (call.skipped === true) return byOutcome ? { ...call, outcome: 'skipped', attempt } : call;
+	if (!item.wait) return byOutcome ? { ...call, outcome: 'placed', attempt } : call;
 	const placedAt = new Date().toISOString();
 	const ended = await waitForEnd(context, call, item.wait, item.itemIndex, seams.schedule);
-	if (!ended.ended) return { ...ended, placed_at: placedAt };
+	if (!ended.ended) {
+		return { ...ended, placed_at: placedAt, ...(byOutcome ? { outcome: 'placed', attempt } : {}) };
+	}
 	markEnded(ledgerOf(context), call.id);
-	return { ...ended, placed_at: placedAt, end_seen_at: new Date().toISOString() };
+	const endSeenMs = Date.now();
+	const outcome = byOutcome
+		? endedOutcome(ended, item.attemptSettings, item.hours, endSeenMs, context.getTimezone())
+		: {};
+	return {
+		...ended,
+		placed_at: placedAt,
+		end_seen_at: new Date(endSeenMs).toISOString(),
+		...outcome,
+	};
 }
 
 /** All items at once: Calls at Once and the pace, each item through `createOne` (callBatch.ts). */
@@ -244,6 +246,9 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 					: undefined;
 			},
 			holdsSlot: (request) => request.wait !== undefined,
+			byOutcome: this.getNode().typeVersion >= OUTCOMES_VERSION,
+			failureFields: (error, request, itemIndex) =>
+				failedOutcome(error, request?.attempt.attempt ?? attemptGiven(this, itemIndex)),
 		},
 		ledger,
 	);

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import {
 	createCall,
@@ -14,6 +14,15 @@ import { oncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
 import { isPlainObject } from '../../../shared/validation';
 import { advance, type CallRecord } from './callLedger';
+import { CallDeferred, deferralOf, type ItemHours } from './callingHours/option';
+
+/** What POST /call sends for an item, and what is checked before it goes out. */
+interface PlaceRequest {
+	body: NewCall;
+	filter: CallFilter;
+	itemIndex: number;
+	hours?: ItemHours;
+}
 
 /** How many of the latest calls to the number are remembered before dialling. */
 const RECENT_CALLS = 20;
@@ -71,11 +80,21 @@ async function findPlacedCall(
 	return undefined;
 }
 
-/** The record goes to `sent` the moment POST /call goes out, after any wait for the pace. */
-function sendingObserver(record: CallRecord, pace: RequestObserver | undefined): RequestObserver {
+/**
+ * The record goes to `sent` the moment POST /call goes out, after any wait for the pace, unless Calling
+ * Hours closed during that wait: then nothing goes out (an earlier attempt was refused, so none went).
+ */
+function sendingObserver(
+	record: CallRecord,
+	pace: RequestObserver | undefined,
+	{ hours, body }: PlaceRequest,
+	node: INode,
+): RequestObserver {
 	return {
 		beforeAttempt: async () => {
 			await pace?.beforeAttempt?.();
+			const deferred = deferralOf(node, hours, body.to, Date.now());
+			if (deferred) throw deferred;
 			advance(record, 'sent');
 		},
 		onAttempt: (attempt) => pace?.onAttempt(attempt),
@@ -92,7 +111,7 @@ function sendingObserver(record: CallRecord, pace: RequestObserver | undefined):
 export async function placeCall(
 	context: IExecuteFunctions,
 	record: CallRecord,
-	request: { body: NewCall; filter: CallFilter; itemIndex: number },
+	request: PlaceRequest,
 	{ observer, ...options }: BodyRequestOptions,
 ): Promise<Call> {
 	const { body, filter, itemIndex } = request;
@@ -101,9 +120,13 @@ export async function placeCall(
 	try {
 		answer = await createCall(context, body, {
 			...options,
-			observer: sendingObserver(record, observer),
+			observer: sendingObserver(record, observer, request, context.getNode()),
 		});
 	} catch (error) {
+		if (error instanceof CallDeferred) {
+			advance(record, 'notSent');
+			throw asNodeError(context.getNode(), error);
+		}
 		if (record.state === 'claimed' || certainlyNotSent(error)) {
 			advance(record, 'notSent');
 			throw asNodeError(context.getNode(), error);

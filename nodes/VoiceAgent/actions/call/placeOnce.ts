@@ -14,9 +14,10 @@ import {
 	type CallLedger,
 	type CallRecord,
 } from './callLedger';
+import { deferralOf, type ItemHours } from './callingHours/option';
 import { flightOf, startFlight, type Flight } from './flights';
 import { checkCallLimit } from './maxCallsPerRun';
-import { recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
+import { attemptPlacedAlready, recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
 
 /** One item's call, its input checked and its agent resolved. */
 export interface ItemCall {
@@ -30,6 +31,12 @@ export interface ItemCall {
 	maxCalls: number;
 	/** Skip Numbers Called in the Last (Minutes); 0: off. */
 	windowMinutes: number;
+	/** The lead's attempt (Call Again), 1 without it: another attempt is another call. */
+	attempt: number;
+	/** From attempt 2: the call of the attempt before. */
+	previousCallId?: string;
+	/** Calling Hours: no call starts outside them. */
+	hours?: ItemHours;
 }
 
 /** Sends POST /call once for the item, moving its record forward (placeCall.ts). */
@@ -92,6 +99,7 @@ function earlierRecord(
 	const record = ledger.records[slot];
 	const sameCall =
 		record?.to === item.body.to &&
+		(record.attempt ?? 1) === item.attempt &&
 		(record.agent === '' || record.agent === item.agent || runsAsTool(context));
 	if (!record || !sameCall) return undefined;
 	const flight = flightOf(ledger, slot);
@@ -139,6 +147,9 @@ export async function placeOnce(
 			if (outcome) return outcome;
 			continue;
 		}
+		// Outside Calling Hours nothing is claimed: a later run inside them may place the call.
+		const deferred = deferralOf(context.getNode(), item.hours, item.body.to, Date.now());
+		if (deferred) throw deferred;
 		checkCallLimit(ledger, validate, item.maxCalls, item.body.to);
 		const record: CallRecord = {
 			agent: item.agent,
@@ -146,11 +157,14 @@ export async function placeOnce(
 			state: 'claimed',
 			executionId: context.getExecutionId(),
 			...(runsAsTool(context) ? {} : { run: runIndexOf(context) }),
+			...(item.attempt > 1 ? { attempt: item.attempt } : {}),
 		};
 		claimSlot(ledger, slot, record);
 		const flight = startFlight(ledger, [slot, numberKey], item.itemIndex, record);
 		try {
-			const recent = await recentlyCalled(context, item.filter, item.windowMinutes);
+			const recent = item.previousCallId
+				? await attemptPlacedAlready(context, item.filter, item.attempt, item.previousCallId)
+				: await recentlyCalled(context, item.filter, item.windowMinutes);
 			if (recent) {
 				advance(record, 'skipped', recent.id);
 				record.why = recent.skipReason;
@@ -182,7 +196,12 @@ async function sameNumberOutcome(
 ): Promise<Call | SkippedCall | undefined> {
 	const { call, record: firstRecord, itemIndex } = await first.settled;
 	if (firstRecord.state === 'notSent') return undefined;
-	const base = { agent: item.agent, to: item.body.to, executionId: context.getExecutionId() };
+	const base = {
+		agent: item.agent,
+		to: item.body.to,
+		executionId: context.getExecutionId(),
+		...(item.attempt > 1 ? { attempt: item.attempt } : {}),
+	};
 	if (!call || firstRecord.callId === undefined) {
 		claimSlot(ledger, slot, { ...base, state: 'unknown' });
 		throw mayHaveBeenPlacedError(context, item, firstRecord, 'an earlier item of this run');

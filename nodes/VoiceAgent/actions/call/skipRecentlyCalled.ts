@@ -90,3 +90,28 @@ export async function recentlyCalled(
 	if (!call || !skipReason) return undefined;
 	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
 }
+
+/**
+ * For attempt 2 and later, the skip window is replaced by the lead's own record of its last call: the
+ * attempt is placed only while that call is the agent's newest to the number and has ended. A newer call
+ * is this attempt's, placed by an earlier run whose outcome never reached the lead, so it is output as
+ * skipped; a due next attempt is never mistaken for a re-run, however long ago the last one was.
+ */
+export async function attemptPlacedAlready(
+	context: IExecuteFunctions,
+	filter: CallFilter,
+	attempt: number,
+	previousCallId: string,
+): Promise<SkippedCall | undefined> {
+	const { call } = await newestCall(context, filter);
+	if (!call) return undefined;
+	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
+	let skipReason: string | undefined;
+	if (call.id !== previousCallId) {
+		skipReason = `${of} is newer than attempt ${attempt - 1}'s call ${previousCallId}, so attempt ${attempt} was placed already and was not placed again`;
+	} else if (isLive(call)) {
+		skipReason = `${of}, attempt ${attempt - 1}, is still in progress, so attempt ${attempt} was not placed`;
+	}
+	if (!skipReason) return undefined;
+	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
+}

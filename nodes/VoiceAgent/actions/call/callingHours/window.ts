@@ -1,0 +1,157 @@
+/**
+ * Calling Hours: whether an instant is inside a weekly window of local times, in one or several time zones, and
+ * when the window next opens. A number that may be in several zones (e.g. +7) is inside only when it is inside
+ * in every one of them.
+ *
+ * A window belongs to the local day it opens: 22:00–06:00 on Friday runs into Saturday morning. It is the
+ * interval [open, close): it opens at the first instant the local clock shows `from` on that day, and closes at
+ * the first instant it shows `until` (on the next day when `until` is before `from`). So on the day the clocks go
+ * forward over `from` it opens at the change (02:30 in New York's skipped hour opens at 03:00 EDT), and on the
+ * day they go back it opens at the first `from` and stays open through the repeated hour.
+ */
+import { DAY, firstInstantShowing, formatterOf, offsetAt } from './zoneOffsets';
+
+export interface CallingWindow {
+	/** The local days the window opens, 0 = Sunday … 6 = Saturday. */
+	days: readonly number[];
+	/** Minutes after local midnight. */
+	from: number;
+	/** Minutes after local midnight, 1440 = midnight at the end of the day; before `from`: the next day. */
+	until: number;
+}
+
+const MINUTE = 60_000;
+const SECOND = 1_000;
+
+/** How far ahead `nextWindowStart` looks: a weekly window opens within a week, whatever the clocks do. */
+const HORIZON = 8 * DAY;
+
+/**
+ * Minutes after midnight of a clock time "8:00", "08:00" or "20:30"; "24:00" is 1440, which only makes sense as
+ * a window's `until`. Undefined for anything else.
+ */
+export function parseClock(text: string): number | undefined {
+	if (typeof text !== 'string') return undefined;
+	const match = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
+	if (!match) return undefined;
+	const hours = Number(match[1]);
+	const minutes = Number(match[2]);
+	if (minutes > 59 || hours > 24 || (hours === 24 && minutes > 0)) return undefined;
+	return hours * 60 + minutes;
+}
+
+/** Whether the platform's `Intl` knows the zone: IANA names ("Europe/London") and "UTC". */
+export function isValidTimeZone(zone: string): boolean {
+	if (typeof zone !== 'string' || zone.trim() === '') return false;
+	try {
+		formatterOf(zone);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** Whether a window opens on a local day (days since 1970-01-01, a Thursday). */
+function opensOn(window: CallingWindow, day: number): boolean {
+	return window.from !== window.until && window.days.includes((((day + 4) % 7) + 7) % 7);
+}
+
+function openingOf(window: CallingWindow, zone: string, day: number): number {
+	return firstInstantShowing(zone, day * DAY + window.from * MINUTE);
+}
+
+function closingOf(window: CallingWindow, zone: string, day: number): number {
+	const closingDay = window.until > window.from ? day : day + 1;
+	return firstInstantShowing(zone, closingDay * DAY + window.until * MINUTE);
+}
+
+/** The local day the zone's clock shows at an instant. */
+function localDayOf(zone: string, ms: number): number {
+	return Math.floor((ms + offsetAt(zone, ms)) / DAY);
+}
+
+function isInsideIn(window: CallingWindow, zone: string, atMs: number): boolean {
+	const today = localDayOf(zone, atMs);
+	// Yesterday's overnight window may still be open; tomorrow's may have opened before the clocks went back.
+	for (let day = today - 1; day <= today + 1; day++) {
+		if (!opensOn(window, day)) continue;
+		if (openingOf(window, zone, day) <= atMs && atMs < closingOf(window, zone, day)) return true;
+	}
+	return false;
+}
+
+/**
+ * Whether the instant is inside the window in every zone. False for no zones. Throws RangeError for a zone
+ * `Intl` does not know (check it with `isValidTimeZone`).
+ */
+export function isInsideWindow(
+	window: CallingWindow,
+	zones: readonly string[],
+	atMs: number,
+): boolean {
+	if (zones.length === 0) return false;
+	for (const zone of zones) if (!isInsideIn(window, zone, atMs)) return false;
+	return true;
+}
+
+/** The zone's windows [open, close) that end after `fromMs` and open by `untilMs`, in order. */
+function windowsIn(
+	window: CallingWindow,
+	zone: string,
+	fromMs: number,
+	untilMs: number,
+): Array<[number, number]> {
+	const windows: Array<[number, number]> = [];
+	const lastDay = localDayOf(zone, untilMs) + 1;
+	for (let day = localDayOf(zone, fromMs) - 1; day <= lastDay; day++) {
+		if (!opensOn(window, day)) continue;
+		const open = openingOf(window, zone, day);
+		const close = closingOf(window, zone, day);
+		if (open < close && close > fromMs && open <= untilMs) windows.push([open, close]);
+	}
+	return windows;
+}
+
+/**
+ * `nowMs` when it is inside the window in every zone; otherwise the earliest later instant that is, or undefined
+ * when there is none within 8 days (no zones, no days, an empty window, or zones whose windows never overlap).
+ */
+export function nextWindowStart(
+	window: CallingWindow,
+	zones: readonly string[],
+	nowMs: number,
+): number | undefined {
+	if (zones.length === 0) return undefined;
+	if (isInsideWindow(window, zones, nowMs)) return nowMs;
+	const horizon = nowMs + HORIZON;
+	const windowsByZone = zones.map((zone) => windowsIn(window, zone, nowMs, horizon));
+	// Move the candidate to the next opening of any zone it is not inside, until it is inside in all of them.
+	let candidate = nowMs;
+	for (;;) {
+		let moved = false;
+		for (const windows of windowsByZone) {
+			const next = windows.find(([, close]) => close > candidate);
+			if (!next) return undefined;
+			if (next[0] > candidate) {
+				candidate = next[0];
+				moved = true;
+			}
+		}
+		if (candidate > horizon) return undefined;
+		if (!moved) return candidate;
+	}
+}
+
+const twoDigits = (value: number) => String(value).padStart(2, '0');
+
+/** The instant as ISO 8601 in the zone's local time, to the second: "2026-11-26T09:00:00-05:00". */
+export function isoWithOffset(ms: number, zone: string): string {
+	const whole = Math.floor(ms / SECOND) * SECOND;
+	const offset = offsetAt(zone, whole);
+	const local = new Date(whole + offset).toISOString().replace(/\.\d{3}Z$/, '');
+	const seconds = Math.abs(offset) / SECOND;
+	const extraSeconds = seconds % 60 === 0 ? '' : `:${twoDigits(seconds % 60)}`;
+	return `${local}${offset < 0 ? '-' : '+'}${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(
+		Math.floor(seconds / 60) % 60,
+	)}${extraSeconds}`;
+}

@@ -1,0 +1,189 @@
+/**
+ * Call → Create → Options → Call Again When the Call Fails (node version 1.3): an ended call that is not
+ * a success comes out as "retry_due" with the next attempt, until the attempts are used; each attempt is
+ * placed once, a re-run of an attempt is never a next attempt and a next attempt never a re-run. Run in
+ * n8n-core's real engine against the sandbox, whose numbers ending in 0000 end "failed".
+ */
+import { allCalls, createAgent, wireLines } from '../../support/api.cts';
+import { rl } from '../../support/n8n.cts';
+import { jsonOf, runNode, runWith, type NodeRun } from '../../support/node.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+
+const sandbox = useSandbox({ callDurationMs: 2_500 });
+
+const FAILING = '+14155550000';
+const REACHED = '+14155550123';
+const posts = async () =>
+	(await wireLines(sandbox)).filter((line) => line.startsWith('POST /call ')).length;
+const hintsOf = (run: NodeRun) =>
+	(run.run.data.resultData.runData['Voice Agent']?.[0]?.hints ?? []).map((hint) => hint.message);
+
+let agent: any;
+beforeEach(async () => {
+	agent = await createAgent(sandbox, { name: 'Renewals' });
+	await sandbox.clearRequests();
+});
+
+function create(settings: Record<string, unknown> = {}, options: Record<string, unknown> = {}) {
+	return {
+		resource: 'call',
+		operation: 'create',
+		from: rl(agent.id),
+		to: '={{ $json.phone }}',
+		options: {
+			waitForEnd: true,
+			firstCheckSeconds: 1,
+			callAgain: { settings: { attempts: 3, minutesBetween: 30, ...settings } },
+			...options,
+		},
+	};
+}
+
+const run = (input: Record<string, unknown>[], settings?: Record<string, unknown>) =>
+	runWith(sandbox, create(settings), { input, typeVersion: 1.3 });
+
+/** What the lead store keeps of an output item, as the example workflow writes it back. */
+const writeBack = (lead: Record<string, unknown>, item: any) => ({
+	...lead,
+	attempt: item.attempt,
+	call_id: item.id,
+	next_call_at: item.next_call_at,
+});
+
+describe('a call that fails is called again until the attempts are used', () => {
+	test('attempt 1 → retry due 2 → retry due 3 → ended: three calls, each placed once', async () => {
+		let lead: Record<string, unknown> = { phone: FAILING, name: 'Ada' };
+		const outcomes: string[] = [];
+		for (let pass = 0; pass < 3; pass++) {
+			const before = Date.now();
+			const [item] = jsonOf(await run([lead]));
+			outcomes.push(`${item.outcome}:${item.attempt}:${item.status}`);
+			if (item.outcome === 'retry_due') {
+				// Due 30 minutes after the end was seen, in the workflow's zone (New York in this engine).
+				const due = Date.parse(item.next_call_at);
+				expect(due - Date.parse(item.end_seen_at)).toBeGreaterThanOrEqual(30 * 60_000 - 1_000);
+				expect(due).toBeGreaterThan(before + 30 * 60_000);
+				expect(item.next_call_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d-0[45]:00$/);
+				expect(item.retry_at).toBe(item.next_call_at);
+			}
+			lead = writeBack(lead, item);
+		}
+		expect(outcomes).toEqual(['retry_due:2:failed', 'retry_due:3:failed', 'ended:3:failed']);
+		expect(await posts()).toBe(3);
+	});
+
+	test('a call that reached the lead ends it at once', async () => {
+		const [item] = jsonOf(await run([{ phone: REACHED }]));
+		expect(item).toMatchObject({ outcome: 'ended', attempt: 1, status: 'completed' });
+		expect(item.next_call_at).toBeUndefined();
+	});
+
+	test('Success Statuses decide what counts as reached', async () => {
+		const [item] = jsonOf(
+			await run([{ phone: FAILING }], { successStatuses: 'completed, failed' }),
+		);
+		expect(item).toMatchObject({ outcome: 'ended', status: 'failed' });
+	});
+
+	test('a re-run of attempt 2 after it was placed is skipped: the lead never gets attempt 2 twice', async () => {
+		const [first] = jsonOf(await run([{ phone: FAILING }]));
+		const due = writeBack({ phone: FAILING }, first);
+		const [second] = jsonOf(await run([due]));
+		expect(second).toMatchObject({ outcome: 'retry_due', attempt: 3 });
+		// The outcome of attempt 2 never reached the lead store: the same lead comes again.
+		const [again] = jsonOf(await run([due]));
+		expect(again).toMatchObject({ outcome: 'skipped', attempt: 2, id: second.id, skipped: true });
+		expect(again.skipReason).toContain(`is newer than attempt 1's call ${first.id}`);
+		expect(await posts()).toBe(2);
+	});
+
+	test('attempt 2 is placed even inside Skip Numbers Called in the Last (Minutes): it is no re-run', async () => {
+		const [first] = jsonOf(await run([{ phone: FAILING }]));
+		const parameters = { ...create(), skipCalledWithinMinutes: 1_440 };
+		const result = await runWith(sandbox, parameters, {
+			input: [writeBack({ phone: FAILING }, first)],
+			typeVersion: 1.3,
+		});
+		expect(jsonOf(result)[0]).toMatchObject({ outcome: 'retry_due', attempt: 3 });
+		expect(await posts()).toBe(2);
+	});
+
+	test('Retry On Fail on an attempt gives back its call; Retry execution too', async () => {
+		// Both tries give up waiting after 0.6 s, long before the call ends.
+		const lead = { phone: REACHED };
+		const parameters = create({}, { maxWaitMinutes: 0.01, onMaxWait: 'fail' });
+		const first = await runNode({
+			parameters,
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+			input: [lead],
+			typeVersion: 1.3,
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+		});
+		expect(first.error?.message).toMatch(/had not ended after 0\.01 minutes/);
+		expect(await posts()).toBe(1);
+		const retried = await runNode({
+			parameters: create(),
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+			input: [lead],
+			typeVersion: 1.3,
+			retryOf: first.run,
+			executionId: 'retry-of-test-execution',
+		});
+		const [item] = jsonOf(retried);
+		expect(item).toMatchObject({ attempt: 1, skipped: true, outcome: 'skipped' });
+		expect(await posts()).toBe(1);
+	});
+});
+
+describe('checked before anything is dialled', () => {
+	test('attempt 2 without the previous call names the field and the item', async () => {
+		const result = await run([{ phone: REACHED }, { phone: FAILING, attempt: 2 }]);
+		expect(result.error?.message).toBe(
+			"Call Again When the Call Fails → Previous Attempt's Call ID must not be empty [item 1]",
+		);
+		expect(await posts()).toBe(0);
+	});
+
+	test('an attempt beyond Attempts is refused', async () => {
+		const result = await run([{ phone: FAILING, attempt: 4, call_id: 'c1' }]);
+		expect(result.error?.message).toBe(
+			"Call Again When the Call Fails → Lead's Attempt Number must be a whole number from 1 to 3 (got 4) [item 0]",
+		);
+		expect(await posts()).toBe(0);
+	});
+
+	test('Call Again without Wait for the Call to End is a configuration error', async () => {
+		const parameters = create();
+		(parameters.options as Record<string, unknown>).waitForEnd = false;
+		const result = await runWith(sandbox, parameters, {
+			input: [{ phone: REACHED }],
+			typeVersion: 1.3,
+		});
+		expect(result.error?.message).toBe(
+			'Call Again When the Call Fails needs Wait for the Call to End: only a call seen to end can have failed',
+		);
+		expect(await posts()).toBe(0);
+	});
+});
+
+describe('one outcome per lead', () => {
+	test('with On Error → Continue a failed item says whether it was placed; the hint counts each outcome', async () => {
+		await sandbox.faults({ error_rate: 1, match: 'POST /call', when: 'after', times: 1 });
+		const result = await runWith(sandbox, create(), {
+			input: [{ phone: '+14155550101' }, { phone: '+14155550102', attempt: 2 }, { phone: REACHED }],
+			typeVersion: 1.3,
+			continueOnFail: true,
+		});
+		const items = jsonOf(result);
+		expect(items.map((item) => [item.outcome, item.failure, item.attempt])).toEqual([
+			// The service acted, then answered 500; the call list showed the call, so it was placed.
+			['ended', undefined, 1],
+			['failed', 'not_placed', 2],
+			['ended', undefined, 1],
+		]);
+		expect(hintsOf(result)).toEqual([
+			'Calls: 0 placed, 2 ended, 0 retry due, 0 deferred, 0 skipped, 1 failed',
+		]);
+		expect((await allCalls(sandbox)).length).toBe(2);
+	});
+});

@@ -1,0 +1,193 @@
+/**
+ * Call → Create → Options → Calling Hours (node version 1.3): a lead outside its window is not dialled
+ * and is no error, it comes out deferred with the start of its next window; a window that closes while
+ * an item waits for its turn defers it too. Run in n8n-core's real engine against the sandbox, with the
+ * clock set per test (test/support/clock.cts): the number's own zone comes from libphonenumber's data.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+
+import { createAgent, wireLines } from '../../support/api.cts';
+import { jumpClock, restoreClock, setClock } from '../../support/clock.cts';
+import { rl } from '../../support/n8n.cts';
+import { jsonOf, runWith, type NodeRun } from '../../support/node.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+import { waitFor } from '../../support/wait.cts';
+
+const sandbox = useSandbox({ callDurationMs: 2_000 });
+
+const NEW_YORK = '+12125550123';
+const hintsOf = (run: NodeRun) =>
+	(run.run.data.resultData.runData['Voice Agent']?.[0]?.hints ?? []).map((hint) => hint.message);
+const posts = async () =>
+	(await wireLines(sandbox)).filter((line) => line.startsWith('POST /call ')).length;
+
+let agent: any;
+beforeEach(async () => {
+	agent = await createAgent(sandbox, { name: 'Renewals' });
+	await sandbox.clearRequests();
+});
+afterEach(restoreClock);
+
+function create(hours: INodeParameters, options: INodeParameters = {}): INodeParameters {
+	return {
+		resource: 'call',
+		operation: 'create',
+		from: rl(agent.id),
+		to: '={{ $json.phone }}',
+		options: { callingHours: { hours }, ...options },
+	};
+}
+
+const run = (parameters: INodeParameters, input: IDataObject[], typeVersion = 1.3) =>
+	runWith(sandbox, parameters, { input, typeVersion });
+
+describe("the number's own time zone (the default)", () => {
+	test('on a Sunday night in New York, a weekday window defers the lead to Monday 09:00 EDT, after the clocks changed', async () => {
+		// 2026-03-08 is the US spring-forward day: 01:30 EST is 06:30 UTC.
+		setClock('2026-03-08T06:30:00Z');
+		const lead = { name: 'Ada', phone: NEW_YORK, crm_id: 42 };
+
+		const result = await run(create({}), [lead]);
+
+		expect(jsonOf(result)).toEqual([
+			{
+				...lead,
+				outcome: 'deferred',
+				deferred: true,
+				attempt: 1,
+				next_call_at: '2026-03-09T09:00:00-04:00',
+				reason: `${NEW_YORK} was not called: it is outside Calling Hours (Monday, Tuesday, Wednesday, Thursday, Friday 09:00–20:00 in America/New_York), and it opens next at 2026-03-09T09:00:00-04:00.`,
+			},
+		]);
+		expect(await posts()).toBe(0);
+		expect(hintsOf(result)).toEqual([
+			'Calls: 0 placed, 0 ended, 0 retry due, 1 deferred, 0 skipped, 0 failed',
+		]);
+	});
+
+	test('inside the window the lead is called, and says so', async () => {
+		setClock('2026-03-09T14:00:00Z'); // Monday 10:00 EDT
+		const [call] = jsonOf(await run(create({}), [{ phone: NEW_YORK }]));
+		expect(call).toMatchObject({ to: NEW_YORK, outcome: 'placed', attempt: 1 });
+		expect(await posts()).toBe(1);
+	});
+
+	test('From is inclusive and Until exclusive, in local time', async () => {
+		const window = { days: ['monday'], from: '09:00', until: '20:00' };
+		setClock('2026-03-09T13:00:00Z'); // 09:00:00 EDT
+		expect(jsonOf(await run(create(window), [{ phone: NEW_YORK }]))[0].outcome).toBe('placed');
+		setClock('2026-03-10T00:00:00Z'); // 20:00:00 EDT
+		const [late] = jsonOf(await run(create(window), [{ phone: NEW_YORK }]));
+		expect(late).toMatchObject({ outcome: 'deferred', next_call_at: '2026-03-16T09:00:00-04:00' });
+		expect(await posts()).toBe(1);
+	});
+
+	test('a number whose zone is unknown fails before anything is dialled, naming the item and the number', async () => {
+		setClock('2026-03-09T14:00:00Z');
+		const result = await run(create({}), [{ phone: NEW_YORK }, { phone: '+80012345678' }]);
+		expect(result.error?.message).toBe(
+			"Calling Hours → Time Zone (the number's own) is unknown for +80012345678: its country and area code name no time zone, so nothing was dialled [item 1]",
+		);
+		expect(await posts()).toBe(0);
+	});
+
+	test("…or, when chosen, gets the workflow's time zone", async () => {
+		setClock('2026-03-09T14:00:00Z'); // 10:00 in New York, the engine's default zone
+		const [call] = jsonOf(
+			await run(create({ unknownNumber: 'workflow', days: ['monday'] }), [
+				{ phone: '+80012345678' },
+			]),
+		);
+		expect(call).toMatchObject({ to: '+80012345678', outcome: 'placed' });
+	});
+});
+
+describe('a given time zone, per item', () => {
+	test('each lead is judged in its own zone: Tokyo is asleep, London is at work', async () => {
+		setClock('2026-03-09T14:00:00Z'); // Monday: 23:00 in Tokyo, 14:00 in London
+		const leads = [
+			{ phone: '+14155550101', timezone: 'Asia/Tokyo' },
+			{ phone: '+14155550102', timezone: 'Europe/London' },
+		];
+		const result = jsonOf(
+			await run(create({ timeZone: 'given', zone: '={{ $json.timezone }}' }), leads),
+		);
+		expect(result.map((item) => [item.outcome, item.next_call_at])).toEqual([
+			['deferred', '2026-03-10T09:00:00+09:00'],
+			['placed', undefined],
+		]);
+		expect(await posts()).toBe(1);
+	});
+
+	test('an overnight window belongs to the day it opens', async () => {
+		const overnight = {
+			timeZone: 'given',
+			zone: 'UTC',
+			days: ['saturday'],
+			from: '22:00',
+			until: '06:00',
+		};
+		setClock('2026-03-08T05:59:00Z'); // Sunday 05:59: Saturday's window is still open
+		expect(jsonOf(await run(create(overnight), [{ phone: NEW_YORK }]))[0].outcome).toBe('placed');
+		setClock('2026-03-08T06:00:00Z');
+		const [deferred] = jsonOf(await run(create(overnight), [{ phone: '+14155550103' }]));
+		expect(deferred.next_call_at).toBe('2026-03-14T22:00:00+00:00');
+	});
+
+	test('a zone that is not a time zone fails the item before anything is dialled', async () => {
+		const result = await run(create({ timeZone: 'given', zone: 'Mars/Olympus' }), [
+			{ phone: NEW_YORK },
+		]);
+		expect(result.error?.message).toBe(
+			'Calling Hours → Time Zone Name is not a known IANA time zone ("Mars/Olympus") [item 0]',
+		);
+		expect(await posts()).toBe(0);
+	});
+});
+
+describe('a window that closes while an item waits for its turn', () => {
+	const utcMorning = {
+		timeZone: 'given',
+		zone: 'UTC',
+		days: ['monday'],
+		from: '09:00',
+		until: '10:00',
+	};
+
+	test('…for a pace slot: the item is deferred, never dialled late', async () => {
+		setClock('2026-03-09T09:59:30Z');
+		const running = run(create(utcMorning, { maxCallsPerMinute: 1 }), [
+			{ phone: '+14155550101' },
+			{ phone: '+14155550102' },
+		]);
+		await waitFor('the first call', async () => ((await posts()) === 1 ? true : undefined));
+		jumpClock(62_000); // the pace slot frees at 10:00:31, after the window closed
+		const result = jsonOf(await running);
+		expect(result.map((item) => item.outcome)).toEqual(['placed', 'deferred']);
+		expect(result[1].next_call_at).toBe('2026-03-16T09:00:00+00:00');
+		expect(await posts()).toBe(1);
+	});
+
+	test('…for a Calls at Once slot: the same', async () => {
+		setClock('2026-03-09T09:59:50Z');
+		const running = run(create(utcMorning, { waitForEnd: true, firstCheckSeconds: 1 }), [
+			{ phone: '+14155550101' },
+			{ phone: '+14155550102' },
+		]);
+		await waitFor('the first call', async () => ((await posts()) === 1 ? true : undefined));
+		jumpClock(30_000); // the first call ends after 10:00
+		const result = jsonOf(await running);
+		expect(result.map((item) => item.outcome)).toEqual(['ended', 'deferred']);
+		expect(await posts()).toBe(1);
+	});
+});
+
+describe('older node versions', () => {
+	test('version 1.2 has no Calling Hours: it calls, and its items carry no outcome', async () => {
+		setClock('2026-03-08T06:30:00Z');
+		const [call] = jsonOf(await run(create({}), [{ phone: NEW_YORK }], 1.2));
+		expect(call.outcome).toBeUndefined();
+		expect(call.to).toBe(NEW_YORK);
+		expect(await posts()).toBe(1);
+	});
+});
