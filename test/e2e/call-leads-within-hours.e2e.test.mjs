@@ -219,7 +219,8 @@ describe(
 				assert.equal(row.call_id, calls[0].id, `${lead.name}: the call's id`);
 			}
 
-			// Passes 2 and 3: only the failing lead is due; its second and third attempts.
+			// Passes 2 and 3: only the failing lead is due; its second and third attempts, with n8n restarted
+			// between them: the campaign's state is the table's.
 			const second = await pass('pass 2');
 			assert.deepEqual(second.written, idsOf([failing]));
 			let row = (await rows()).get(failing.phone);
@@ -229,6 +230,11 @@ describe(
 				{ outcome: row.outcome, attempt: row.attempt, status: row.status, call_id: row.call_id },
 				{ outcome: 'retry_due', attempt: 3, status: 'failed', call_id: calls[1].id },
 			);
+
+			await server.stop();
+			server = await startN8nServer(setup.userFolder);
+			await server.setupOwnerAndLogin();
+			log('n8n restarted');
 
 			const third = await pass('pass 3');
 			assert.deepEqual(third.written, idsOf([failing]));
@@ -247,6 +253,13 @@ describe(
 				{ outcome: 'ended', attempt: 3, status: 'failed', call_id: calls[2].id, next_call_at: '' },
 				'given up after the third attempt',
 			);
+			for (const lead of leads.filter((other) => other !== failing)) {
+				assert.deepEqual(
+					table3.get(lead.phone),
+					table1.get(lead.phone),
+					`${lead.name}: written once`,
+				);
+			}
 
 			// Pass 4: nothing is due (ended, or deferred to a later window): no call, no row written.
 			const fourth = await pass('pass 4');
@@ -260,6 +273,10 @@ describe(
 				assert.equal(callsTo(fourth.calls, lead.phone).length, expected, lead.name);
 			}
 			assert.equal(fourth.calls.length, leads.filter((lead) => lead.inside).length + 2);
+
+			// The example as a user runs it: published, its Schedule Trigger takes over (and is taken off again).
+			await server.rest.activateWorkflow(workflow.id);
+			await server.rest.deactivateWorkflow(workflow.id);
 		});
 	},
 );
