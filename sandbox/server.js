@@ -68,7 +68,10 @@ async function handle(app, request, response) {
 		fault,
 	});
 	// What the contract leaves open, as switched (variants.js): the Date header, and how times are written.
-	response.sendDate = app.variants.dateHeader;
+	// The header is written from the sandbox's own clock, the one its `created_at` comes from, as a real
+	// service's are (Node's automatic header reads another clock when a test sets the time).
+	response.sendDate = false;
+	if (app.variants.dateHeader) response.setHeader('Date', new Date().toUTCString());
 	if (reply) send(response, { ...reply, body: app.variants.restamp(reply.body) });
 	else request.socket.destroy();
 }

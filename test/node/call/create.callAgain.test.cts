@@ -167,6 +167,25 @@ describe('checked before anything is dialled', () => {
 });
 
 describe('one outcome per lead', () => {
+	test('a call still going on when Max Wait fails its item is "may have been placed", with its ID', async () => {
+		const parameters = create({}, { maxWaitMinutes: 0.01, onMaxWait: 'fail' });
+		const result = await runWith(sandbox, parameters, {
+			input: [{ phone: REACHED }],
+			typeVersion: 1.3,
+			continueOnFail: true,
+		});
+		const [call] = await allCalls(sandbox);
+		expect(jsonOf(result)).toEqual([
+			{
+				error: expect.stringMatching(/had not ended after 0\.01 minutes/),
+				outcome: 'failed',
+				failure: 'may_have_been_placed',
+				attempt: 1,
+				call_id: call.id,
+			},
+		]);
+	});
+
 	test('with On Error → Continue a failed item says whether it was placed; the hint counts each outcome', async () => {
 		await sandbox.faults({ error_rate: 1, match: 'POST /call', when: 'after', times: 1 });
 		const result = await runWith(sandbox, create(), {

@@ -102,6 +102,33 @@ describe("the number's own time zone (the default)", () => {
 	});
 });
 
+describe('a number that may be in several zones', () => {
+	// libphonenumber maps +1 208 214… (its prefix 12082) to both America/Boise and America/Los_Angeles.
+	const IDAHO = '+12082145678';
+
+	test('is called only when the window is open in every one of them', async () => {
+		setClock('2026-03-09T15:30:00Z'); // Monday: 09:30 in Boise, 08:30 in Los Angeles
+		const [deferred] = jsonOf(await run(create({}), [{ phone: IDAHO }]));
+		expect(deferred).toMatchObject({
+			outcome: 'deferred',
+			next_call_at: '2026-03-09T10:00:00-06:00', // 09:00 in Los Angeles
+		});
+		expect(deferred.reason).toContain('in America/Boise and America/Los_Angeles');
+		setClock('2026-03-09T16:00:00Z');
+		expect(jsonOf(await run(create({}), [{ phone: IDAHO }]))[0].outcome).toBe('placed');
+		expect(await posts()).toBe(1);
+	});
+
+	test('a toll-free number spans zones 20 hours apart: no window fits, so it fails before anything is dialled', async () => {
+		setClock('2026-03-09T16:00:00Z');
+		const result = await run(create({}), [{ phone: NEW_YORK }, { phone: '+18005550123' }]);
+		expect(result.error?.message).toMatch(
+			/^Calling Hours never open within a week in every time zone of \+18005550123 \(America\/Adak, .*\), so nothing was dialled \[item 1\]$/,
+		);
+		expect(await posts()).toBe(0);
+	});
+});
+
 describe('a given time zone, per item', () => {
 	test('each lead is judged in its own zone: Tokyo is asleep, London is at work', async () => {
 		setClock('2026-03-09T14:00:00Z'); // Monday: 23:00 in Tokyo, 14:00 in London

@@ -149,6 +149,11 @@ export function advance(record: CallRecord, state: CallState, callId?: string): 
 	if (callId !== undefined) record.callId = callId;
 }
 
+/** Whether the record's call may have phoned someone (only `notSent` and `skipped` placed nothing). */
+export function mayHaveCalled(record: CallRecord | undefined): boolean {
+	return record !== undefined && MAY_HAVE_CALLED.has(record.state);
+}
+
 /** How many calls this node may have placed in the execution: Max Calls per Run counts these. */
 export function callsCounted(ledger: CallLedger): number {
 	let count = 0;

@@ -247,8 +247,12 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 			},
 			holdsSlot: (request) => request.wait !== undefined,
 			byOutcome: this.getNode().typeVersion >= OUTCOMES_VERSION,
-			failureFields: (error, request, itemIndex) =>
-				failedOutcome(error, request?.attempt.attempt ?? attemptGiven(this, itemIndex)),
+			failureFields: (error, request, itemIndex) => {
+				const attempt = request?.attempt.attempt ?? attemptGiven(this, itemIndex);
+				const record = request && ledger.records[slotOf(this, itemIndex, request.to)];
+				const ofThisAttempt = (record?.attempt ?? 1) === attempt ? record : undefined;
+				return failedOutcome(error, attempt, ofThisAttempt);
+			},
 		},
 		ledger,
 	);

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isOutcomeUnknown } from '../../../shared/errors';
+import { mayHaveCalled, type CallRecord } from './callLedger';
 
 /**
  * What happened to a lead, one per output item of Call → Create (node version 1.3): a user maps it and
@@ -17,12 +18,22 @@ const HINT_ORDER: ReadonlyArray<[Outcome, string]> = [
 	['failed', 'failed'],
 ];
 
-/** The outcome fields of an item that failed, output with "On Error → Continue". */
-export function failedOutcome(error: unknown, attempt: number): IDataObject {
+/**
+ * The outcome fields of an item that failed, output with "On Error → Continue". `record` is the item's
+ * record in the ledger: a call it may have placed (e.g. one still going on when Max Wait failed the item)
+ * makes the failure "may have been placed", with its ID when known, so a CRM never calls again blindly.
+ */
+export function failedOutcome(
+	error: unknown,
+	attempt: number,
+	record: CallRecord | undefined,
+): IDataObject {
+	const placed = mayHaveCalled(record) || isOutcomeUnknown(error);
 	return {
 		outcome: 'failed',
-		failure: isOutcomeUnknown(error) ? 'may_have_been_placed' : 'not_placed',
+		failure: placed ? 'may_have_been_placed' : 'not_placed',
 		attempt,
+		...(placed && record?.callId ? { call_id: record.callId } : {}),
 	};
 }
 
