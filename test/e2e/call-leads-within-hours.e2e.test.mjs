@@ -8,7 +8,7 @@
 // here with Intl, independently of the node). What the test sets in the example, and why:
 // - the Data Table in both Data Table nodes (a user picks it after importing) and the credential's URL;
 // - Calling Hours → Days: every day, so the result does not depend on the weekday of the run;
-// - Call Again → Minutes Between: 0, so each pass is the failing lead's next attempt (60 in the example).
+// - Call Again → Minutes Between Attempts: 0, so each pass is the failing lead's next attempt (60 in the example).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -60,7 +60,8 @@ function campaignWorkflow(table) {
 
 /**
  * Leads whose numbers are, at `now`, inside their window (one of them ends in 0000: the sandbox fails
- * its calls) and outside it, among the countries the example's Allowed Destinations allow.
+ * its calls) and outside it, among the countries the example's Allowed Destinations allow. Two inside
+ * leads were deferred by an earlier pass (`row`): one to an hour ago, due now; one to tomorrow, not due.
  */
 function leadsAt(now) {
 	const allowed = nodeOf(example(), NODES.call)
@@ -78,9 +79,16 @@ function leadsAt(now) {
 		zone,
 		inside: where === 'inside',
 	});
+	const deferredTo = (ms) => ({
+		outcome: 'deferred',
+		attempt: 1,
+		next_call_at: new Date(ms).toISOString(),
+	});
 	return [
 		...inside.map((entry, index) => lead(entry, String(1001 + index), 'inside')),
 		lead(inside[0], '0000', 'inside'),
+		{ ...lead(inside[0], '3001', 'inside'), row: deferredTo(now - 3_600_000) },
+		{ ...lead(inside[0], '3002', 'inside'), row: deferredTo(now + 86_400_000), notDue: true },
 		...outside.map((entry, index) => lead(entry, String(2001 + index), 'outside')),
 	];
 }
@@ -96,6 +104,12 @@ async function allCalls() {
 	} while (cursor);
 	return calls;
 }
+
+/** A row's own columns (the table's, without n8n's `createdAt`/`updatedAt`), as the editor lists them. */
+const columnsOf = (row) =>
+	Object.fromEntries(
+		['id', ...LEADS_TABLE.columns.map(({ name }) => name)].map((name) => [name, row[name]]),
+	);
 
 const callsTo = (calls, phone) =>
 	calls
@@ -150,9 +164,10 @@ describe(
 			const inserted = await server.rest.insertDataTableRows(
 				projectId,
 				table.id,
-				leads.map(({ name, phone }) => ({ name, phone })),
+				leads.map(({ name, phone, row }) => ({ name, phone, ...row })),
 			);
 			const rowIdOf = new Map(inserted.map((row) => [row.phone, row.id]));
+			const insertedRow = new Map(inserted.map((row) => [row.phone, row]));
 			const workflow = await server.rest.request(
 				'POST',
 				'/rest/workflows',
@@ -176,14 +191,24 @@ describe(
 			};
 			const idsOf = (list) => list.map((lead) => rowIdOf.get(lead.phone)).sort((a, b) => a - b);
 
-			// Pass 1: every lead is due. Inside: called, ended; the failing one has 2 attempts left; outside:
-			// deferred to the start of its next window, never dialled.
+			// Pass 1: every lead but the one deferred to tomorrow is due. Inside: called, ended; the failing one
+			// has 2 attempts left; outside: deferred to the start of its next window, never dialled.
 			const first = await pass('pass 1');
-			assert.deepEqual(first.written, idsOf(leads), 'pass 1 wrote each lead once');
+			const due = leads.filter((lead) => !lead.notDue);
+			assert.deepEqual(first.written, idsOf(due), 'pass 1 wrote each due lead once');
 			const table1 = await rows();
 			for (const lead of leads) {
 				const row = table1.get(lead.phone);
 				const calls = callsTo(first.calls, lead.phone);
+				if (lead.notDue) {
+					assert.equal(calls.length, 0, `${lead.name}: not due, not dialled`);
+					assert.deepEqual(
+						columnsOf(row),
+						columnsOf(insertedRow.get(lead.phone)),
+						`${lead.name}: row untouched`,
+					);
+					continue;
+				}
 				if (!lead.inside) {
 					assert.equal(calls.length, 0, `${lead.name} was not dialled`);
 					assert.deepEqual(
@@ -269,10 +294,10 @@ describe(
 
 			// Over all passes: no number phoned twice but the failing one, exactly three times.
 			for (const lead of leads) {
-				const expected = lead === failing ? 3 : lead.inside ? 1 : 0;
+				const expected = lead === failing ? 3 : lead.inside && !lead.notDue ? 1 : 0;
 				assert.equal(callsTo(fourth.calls, lead.phone).length, expected, lead.name);
 			}
-			assert.equal(fourth.calls.length, leads.filter((lead) => lead.inside).length + 2);
+			assert.equal(fourth.calls.length, due.filter((lead) => lead.inside).length + 2);
 
 			// The example as a user runs it: published, its Schedule Trigger takes over (and is taken off again).
 			await server.rest.activateWorkflow(workflow.id);
