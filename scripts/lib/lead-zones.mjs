@@ -37,6 +37,24 @@ export const SINGLE_ZONE_PREFIXES = Object.freeze([
 	{ prefix: '676', zone: 'Pacific/Tongatapu' },
 ]);
 
+/**
+ * The zones libphonenumber's map gives a number (E.164): the longest prefix of its digits that the map
+ * lists, read from the map's own text (`prefix|Zone&Zone` lines). Undefined when no prefix matches.
+ */
+export function zonesInMap(e164, mapText) {
+	const map = new Map();
+	for (const line of mapText.split('\n')) {
+		const match = /^(\d+)\|(.+)$/.exec(line.trim());
+		if (match) map.set(match[1], match[2].split('&'));
+	}
+	const digits = e164.replace(/^\+/, '');
+	for (let length = digits.length; length > 0; length--) {
+		const zones = map.get(digits.slice(0, length));
+		if (zones) return zones;
+	}
+	return undefined;
+}
+
 const formatters = new Map();
 function formatter(zone) {
 	let format = formatters.get(zone);

@@ -18,7 +18,7 @@ import { ROOT as root } from '../../scripts/lib/community-package.mjs';
 import { LEADS_TABLE, dataTableLocator } from '../../scripts/lib/demo-setup.mjs';
 import { importCredentials } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
-import { nextDailyWindowStart, splitByWindow } from '../../scripts/lib/lead-zones.mjs';
+import { nextDailyWindowStart, splitByWindow, zonesInMap } from '../../scripts/lib/lead-zones.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
@@ -33,6 +33,8 @@ const NODES = {
 	call: 'Call within calling hours',
 	write: 'Write the outcome to the lead',
 };
+/** libphonenumber's prefix-to-time-zone map as vendored in the repository. */
+const MAP_DATA = path.join(root, 'scripts', 'data', 'libphonenumber', 'timezones-map_data.txt');
 const log = (line) => console.log(`[e2e call-leads-within-hours] ${line}`);
 
 let setup;
@@ -84,13 +86,17 @@ function leadsAt(now) {
 		attempt: 1,
 		next_call_at: new Date(ms).toISOString(),
 	});
-	return [
+	const leads = [
 		...inside.map((entry, index) => lead(entry, String(1001 + index), 'inside')),
 		lead(inside[0], '0000', 'inside'),
 		{ ...lead(inside[0], '3001', 'inside'), row: deferredTo(now - 3_600_000) },
 		{ ...lead(inside[0], '3002', 'inside'), row: deferredTo(now + 86_400_000), notDue: true },
 		...outside.map((entry, index) => lead(entry, String(2001 + index), 'outside')),
 	];
+	// The premise: each number has exactly its one zone in the data the package is built from.
+	const map = readFileSync(MAP_DATA, 'utf8');
+	for (const { phone, zone } of leads) assert.deepEqual(zonesInMap(phone, map), [zone], phone);
+	return leads;
 }
 
 /** Every call the sandbox's account placed, paged as the API pages. */
