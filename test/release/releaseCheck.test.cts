@@ -193,7 +193,7 @@ describe('publishing outside the workflow', () => {
 		expect(result.stderr).toContain('EPRIVATE');
 	});
 
-	test('the package npm would publish holds exactly dist/, the README, the LICENSE and the CHANGELOG', () => {
+	test('the package npm would publish holds exactly dist/, the README, the LICENSE, the CHANGELOG and the third-party notices', () => {
 		const result = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts=true'], {
 			cwd: ROOT,
 			encoding: 'utf8',
@@ -207,6 +207,8 @@ describe('publishing outside the workflow', () => {
 			'CHANGELOG.md',
 			'LICENSE.md',
 			'README.md',
+			// The Apache-2.0 notice of libphonenumber's time-zone data, which dist/ holds (Calling Hours).
+			'THIRD_PARTY_NOTICES.md',
 			'dist',
 			'package.json',
 		]);
