@@ -75,8 +75,8 @@ function leadsAt(now) {
 	const inside = allowedOnly(split.inside);
 	const outside = allowedOnly(split.outside);
 	assert.ok(inside.length >= 1 && outside.length >= 1, 'the pool has leads on both sides now');
-	const lead = ({ prefix, zone }, tail, where) => ({
-		name: `${where} ${zone}${tail === '0000' ? ' (fails)' : ''}`,
+	const lead = ({ prefix, zone }, tail, where, note = tail === '0000' ? ' (fails)' : '') => ({
+		name: `${where} ${zone}${note}`,
 		phone: `+${prefix}555${tail}`,
 		zone,
 		inside: where === 'inside',
@@ -89,8 +89,15 @@ function leadsAt(now) {
 	const leads = [
 		...inside.map((entry, index) => lead(entry, String(1001 + index), 'inside')),
 		lead(inside[0], '0000', 'inside'),
-		{ ...lead(inside[0], '3001', 'inside'), row: deferredTo(now - 3_600_000) },
-		{ ...lead(inside[0], '3002', 'inside'), row: deferredTo(now + 86_400_000), notDue: true },
+		{
+			...lead(inside[0], '3001', 'inside', ' (deferred to an hour ago)'),
+			row: deferredTo(now - 3_600_000),
+		},
+		{
+			...lead(inside[0], '3002', 'inside', ' (deferred to tomorrow)'),
+			row: deferredTo(now + 86_400_000),
+			notDue: true,
+		},
 		...outside.map((entry, index) => lead(entry, String(2001 + index), 'outside')),
 	];
 	// The premise: each number has exactly its one zone in the data the package is built from.
@@ -159,13 +166,7 @@ describe(
 			const leads = leadsAt(now);
 			const failing = leads.find((lead) => lead.phone.endsWith('0000'));
 			log(
-				`at ${new Date(now).toISOString()}: inside ${leads
-					.filter((l) => l.inside)
-					.map((l) => l.zone)
-					.join(', ')}; outside ${leads
-					.filter((l) => !l.inside)
-					.map((l) => l.zone)
-					.join(', ')}`,
+				`at ${new Date(now).toISOString()}: ${leads.map((l) => `${l.phone} ${l.name}`).join('; ')}`,
 			);
 			const inserted = await server.rest.insertDataTableRows(
 				projectId,
