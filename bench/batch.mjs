@@ -5,8 +5,10 @@
 // its slowest mode (Calls at Once 1: about 100 × 21 s). Prints a Markdown table: wall time against the
 // ideal, the most calls in progress the sandbox saw, the largest 60 s window of new calls, requests per
 // call and the memory n8n's heap gained during the run. It measures and prints; it asserts no time.
+// Two modes compare Calling Hours and Call Again (node version 1.3) on and off over one list whose
+// numbers are in several time zones, every one inside its 09:00–20:00 window at the time of the run.
 //
-//   npm run bench:batch -- [--leads 100] [--call-seconds 20] [--only 1,10,25,10@30,25@30]
+//   npm run bench:batch -- [--leads 100] [--call-seconds 20] [--only 1,10,25,10@30,25@30,10v1.3,10v1.3+hours]
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -16,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
 import { installPackage, packPackage } from '../scripts/lib/community-package.mjs';
+import { splitByWindow } from '../scripts/lib/lead-zones.mjs';
 import { startN8nServer } from '../scripts/lib/n8n-server.mjs';
 import { ensureRuntime } from '../scripts/lib/runtime-install.mjs';
 import { createUserFolder, removeUserFolder } from '../scripts/lib/user-folder.mjs';
@@ -42,6 +45,10 @@ const ALL_MODES = [
 	{ id: '10@30', atOnce: 10, perMinute: 30 },
 	// Not run by default: a pace that binds (25 at once could start 75 calls a minute).
 	{ id: '25@30', atOnce: 25, perMinute: 30, optional: true },
+	// Node version 1.3 over leads in several zones, all inside their window: without, then with, Calling
+	// Hours (the number's own zone) and Call Again (3 attempts); no call fails, so no second attempt.
+	{ id: '10v1.3', atOnce: 10, version: 1.3, zones: true },
+	{ id: '10v1.3+hours', atOnce: 10, version: 1.3, zones: true, hours: true },
 ];
 const ONLY = flags.only ? new Set(flags.only.split(',')) : undefined;
 const MODES = ALL_MODES.filter((mode) => (ONLY ? ONLY.has(mode.id) : !mode.optional));
@@ -58,12 +65,46 @@ function idealMs({ atOnce, perMinute }) {
 	return Math.max(rounds, Math.floor((LEADS - 1) / perMinute) * 60_000 + CALL_MS);
 }
 
-/** The leads the benchmark posts to the workflow's webhook. */
-const leads = () =>
-	Array.from({ length: LEADS }, (_, i) => ({
-		name: `Lead ${i}`,
-		phone: `+1415${String(5550001 + i).padStart(7, '0')}`,
-	}));
+/** Calling Hours' window in the hours modes, in minutes after local midnight. */
+const WINDOW = { from: 9 * 60, until: 20 * 60 };
+
+/**
+ * The prefixes of the zones inside their window now and for the next hour (longer than a run of the
+ * zones modes), read once so both modes get the same list.
+ */
+const INSIDE_ZONES = splitByWindow(Date.now(), { ...WINDOW, marginMinutes: 60 }).inside;
+
+/**
+ * The leads the benchmark posts to the workflow's webhook: +1415 numbers, or for the zones modes
+ * numbers spread over the zones inside their window.
+ */
+const leadsFor = (mode) =>
+	Array.from({ length: LEADS }, (_, i) => {
+		const prefix = mode.zones ? INSIDE_ZONES[i % INSIDE_ZONES.length].prefix : '1415';
+		return { name: `Lead ${i}`, phone: `+${prefix}${String(5550001 + i).padStart(7, '0')}` };
+	});
+
+/** Call → Create's Calling Hours (every day, the number's own zone) and Call Again, as the example sets them. */
+const HOURS_OPTIONS = {
+	callingHours: {
+		hours: {
+			days: ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'],
+			from: '09:00',
+			until: '20:00',
+			timeZone: 'number',
+			unknownNumber: 'refuse',
+		},
+	},
+	callAgain: {
+		settings: {
+			attempts: 3,
+			minutesBetween: 60,
+			successStatuses: 'completed',
+			attempt: '={{ $json.attempt || 1 }}',
+			previousCallId: '={{ $json.call_id }}',
+		},
+	},
+};
 
 /** Webhook → the posted leads, one item each (Split Out) → Call → Create, waiting, at the mode's Calls at Once and pace. */
 function workflowFor(mode, credential, fromNumber, webhookPath) {
@@ -91,7 +132,7 @@ function workflowFor(mode, credential, fromNumber, webhookPath) {
 		{
 			name: 'Voice Agent',
 			type: 'n8n-nodes-voice-agent.voiceAgent',
-			typeVersion: 1.1,
+			typeVersion: mode.version ?? 1.1,
 			position: [400, 0],
 			parameters: {
 				resource: 'call',
@@ -105,6 +146,7 @@ function workflowFor(mode, credential, fromNumber, webhookPath) {
 					maxWaitMinutes: 10,
 					callsAtOnce: mode.atOnce,
 					...(mode.perMinute ? { maxCallsPerMinute: mode.perMinute } : {}),
+					...(mode.hours ? HOURS_OPTIONS : {}),
 				},
 			},
 			credentials: { voiceAgentApi: { id: credential.id, name: credential.name } },
@@ -153,7 +195,7 @@ async function runMode(server, resultsFile, mode) {
 			type: 'voiceAgentApi',
 			data: { apiKey: API_KEY, baseUrl: sandbox.baseUrl },
 		});
-		const webhookPath = `batch-${mode.id.replace('@', '-at-')}`;
+		const webhookPath = `batch-${mode.id.replace('@', '-at-').replace(/[^a-z0-9-]+/gi, '-')}`;
 		const workflow = await server.rest.request(
 			'POST',
 			'/rest/workflows',
@@ -167,7 +209,7 @@ async function runMode(server, resultsFile, mode) {
 		const response = await fetch(server.webhookUrl(webhookPath), {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ benchTag: tag, leads: leads() }),
+			body: JSON.stringify({ benchTag: tag, leads: leadsFor(mode) }),
 		});
 		if (!response.ok) throw new Error(`webhook ${webhookPath} answered ${response.status}`);
 		log(`mode ${mode.id} started`);
@@ -198,14 +240,27 @@ function render(results) {
 	const lines = [
 		`### Call → Create, ${LEADS} leads, calls of ${CALL_MS / 1000} s, waiting (first check after 1 s)`,
 		'',
-		'| Calls at Once | Pace | Node time | Ideal | × ideal | Most in progress | Largest 60 s window | Requests per call | Items | n8n heap added |',
-		'| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+		'| Mode | Calls at Once | Pace | Node time | Per lead | Ideal | × ideal | Most in progress | Largest 60 s window | Requests per call | Items | n8n heap added |',
+		'| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
 	];
 	for (const r of results) {
 		const ideal = idealMs(r.mode);
 		const ms = r.nodeMs ?? r.wallMs;
 		lines.push(
-			`| ${r.mode.atOnce} | ${r.mode.perMinute ? `${r.mode.perMinute}/min` : 'none'} | ${(ms / 1000).toFixed(1)} s | ${(ideal / 1000).toFixed(0)} s | ${(ms / ideal).toFixed(3)} | ${r.maxInProgress} | ${r.maxIn60s} | ${(r.requests / Math.max(1, r.created)).toFixed(2)} | ${r.items}${r.error ? ` (error: ${r.error})` : ''} | ${r.memoryMb?.toFixed(1)} MB |`,
+			`| ${r.mode.id} | ${r.mode.atOnce} | ${r.mode.perMinute ? `${r.mode.perMinute}/min` : 'none'} | ${(ms / 1000).toFixed(1)} s | ${(ms / LEADS / 1000).toFixed(3)} s | ${(ideal / 1000).toFixed(0)} s | ${(ms / ideal).toFixed(3)} | ${r.maxInProgress} | ${r.maxIn60s} | ${(r.requests / Math.max(1, r.created)).toFixed(2)} | ${r.items}${r.error ? ` (error: ${r.error})` : ''} | ${r.memoryMb?.toFixed(1)} MB |`,
+		);
+	}
+	const perLead = (id) => {
+		const result = results.find((r) => r.mode.id === id);
+		// Only a run that called every lead compares: a lead deferred or refused would be quicker.
+		const calledAll = result && !result.error && result.created === LEADS;
+		return calledAll ? (result.nodeMs ?? result.wallMs) / LEADS : undefined;
+	};
+	const [without, withHours] = [perLead('10v1.3'), perLead('10v1.3+hours')];
+	if (without && withHours) {
+		lines.push(
+			'',
+			`Calling Hours and Call Again on, every lead inside its window (${INSIDE_ZONES.map((z) => z.zone).join(', ')}): ${(withHours / 1000).toFixed(3)} s per lead against ${(without / 1000).toFixed(3)} s without them, ×${(withHours / without).toFixed(3)} (the target is at most ×1.1).`,
 		);
 	}
 	lines.push(

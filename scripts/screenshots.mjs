@@ -19,7 +19,13 @@ import {
 	openNode,
 	openWorkflow,
 } from './lib/browser.mjs';
-import { ROOT, TRIGGER_EXAMPLE, createDemo, sandboxApi } from './lib/demo-setup.mjs';
+import {
+	CAMPAIGN_EXAMPLE,
+	ROOT,
+	TRIGGER_EXAMPLE,
+	createDemo,
+	sandboxApi,
+} from './lib/demo-setup.mjs';
 
 const OUT_DIR = path.join(ROOT, 'docs', 'images');
 const JPEG_QUALITY = 80;
@@ -162,6 +168,27 @@ async function triggerExecutionShot(page, demo) {
 	);
 }
 
+/** The campaign example after one pass from *Run now* over the demo's Data Table of leads. */
+async function campaignShot(page, demo) {
+	await openWorkflow(page, demo.workflowUrl(CAMPAIGN_EXAMPLE));
+	await page.locator('[data-test-id="execute-workflow-button-Run now"]').click({ force: true });
+	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(CAMPAIGN_EXAMPLE).id, {
+		count: 1,
+		timeoutMs: 180_000,
+	});
+	if (run.status !== 'success') throw new Error(`the campaign example's run ended ${run.status}`);
+	await page
+		.locator('[data-test-id="edge-label"]', { hasText: /\d+ items?/ })
+		.first()
+		.waitFor();
+	await page.waitForTimeout(1000); // the canvas finishes drawing the run's state
+	await shoot(
+		page,
+		'workflow-call-leads-within-hours',
+		'the campaign example after a pass: due leads from the Data Table, called within their hours, outcomes written back',
+	);
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -187,6 +214,8 @@ async function main() {
 		await placeCall(demo); // after the export: its output shows the seeded, ended calls only
 		await triggerPanelShot(page, demo);
 		await triggerExecutionShot(page, demo);
+		// Last: its calls come from an agent of the demo, after the trigger example's execution is taken.
+		await campaignShot(page, demo);
 		log(`${saved.length} screenshots in ${path.relative(ROOT, OUT_DIR)}/`);
 	} finally {
 		await stop();

@@ -1,6 +1,7 @@
 // The demo's building blocks, shared by scripts/demo.mjs and scripts/screenshots.mjs: the packed
 // package installed into a pinned real n8n (VOICE_AGENT_N8N_VERSION chooses which), a seeded sandbox
-// of the Voice Agent service, a "Voice Agent (sandbox)" credential, the example workflows and an owner.
+// of the Voice Agent service, a "Voice Agent (sandbox)" credential, the example workflows, an owner,
+// and the Data Table of leads the campaign example reads and writes.
 //
 // Runs under the system Node (20 or later). Everything it starts is ended by `demo.stop()`.
 
@@ -28,9 +29,47 @@ export const EXAMPLES = Object.freeze([
 	'push-context-into-live-call',
 	'call-lead-and-log-outcome',
 	'call-a-list-of-leads',
+	'call-leads-within-hours',
 	'log-transcript-when-call-ends',
 ]);
 export const TRIGGER_EXAMPLE = 'log-transcript-when-call-ends';
+export const CAMPAIGN_EXAMPLE = 'call-leads-within-hours';
+
+/**
+ * The Data Table the campaign example works on: the lead's own columns, then those the workflow writes
+ * (left empty for a new lead). Its Data Table nodes are given the table once it exists.
+ */
+export const LEADS_TABLE = Object.freeze({
+	name: 'Leads',
+	columns: Object.freeze([
+		{ name: 'name', type: 'string' },
+		{ name: 'phone', type: 'string' },
+		{ name: 'outcome', type: 'string' },
+		{ name: 'attempt', type: 'number' },
+		{ name: 'next_call_at', type: 'string' },
+		{ name: 'call_id', type: 'string' },
+		{ name: 'status', type: 'string' },
+	]),
+});
+
+/** The demo's leads, in the countries the campaign example may call; the number ending in 0000 fails. */
+const DEMO_LEADS = Object.freeze([
+	{ name: 'Dana Whitfield', phone: '+12125550142' },
+	{ name: 'Marco Ruiz', phone: '+14155550143' },
+	{ name: 'Aiko Tanaka', phone: '+81355550144' },
+	{ name: 'Priya Natarajan', phone: '+912255550147' },
+	{ name: 'Grace Lee', phone: '+61255550151' },
+	{ name: 'Tom Brennan', phone: '+442055550148' },
+	{ name: 'Omar Haddad', phone: '+14155550000' },
+]);
+
+/** The resource locator of a Data Table as the editor saves it when the table is picked from the list. */
+export const dataTableLocator = (table) => ({
+	__rl: true,
+	mode: 'list',
+	value: table.id,
+	cachedResultName: table.name,
+});
 
 // ---------------------------------------------------------------------------------------------------
 // Small pieces
@@ -165,6 +204,7 @@ class Demo {
 		this.editorUrl = `http://localhost:${this.server.port}`;
 		await this.step('owner set-up and login', () => this.server.setupOwnerAndLogin(owner));
 
+		await this.prepareCampaignExample();
 		if (activateTrigger) await this.activateTriggerExample();
 		if (this.stopping) throw new Error('the demo was stopped while it started');
 		this.timings.total = Date.now() - started;
@@ -208,6 +248,34 @@ class Demo {
 
 	workflowUrl(example) {
 		return `${this.editorUrl}/workflow/${this.workflow(example).id}`;
+	}
+
+	/**
+	 * The Data Table of leads (n8n 1.113 or later), picked in the campaign example's Data Table nodes, as
+	 * a user sets it up after importing the example. Older n8n has no Data Tables: the demo goes on.
+	 */
+	async prepareCampaignExample() {
+		const workflow = this.workflow(CAMPAIGN_EXAMPLE);
+		try {
+			await this.step(`Data Table "${LEADS_TABLE.name}" for "${workflow.name}"`, async () => {
+				const { rest } = this.server;
+				const { id: projectId } = await rest.personalProject();
+				const table = await rest.createDataTable(projectId, LEADS_TABLE);
+				await rest.insertDataTableRows(projectId, table.id, DEMO_LEADS);
+				const saved = await rest.getWorkflow(workflow.id);
+				const nodes = saved.nodes.map((node) =>
+					node.type === 'n8n-nodes-base.dataTable'
+						? { ...node, parameters: { ...node.parameters, dataTableId: dataTableLocator(table) } }
+						: node,
+				);
+				await rest.request('PATCH', `/rest/workflows/${encodeURIComponent(workflow.id)}`, {
+					nodes,
+					versionId: saved.versionId,
+				});
+			});
+		} catch (error) {
+			this.warn(`the campaign example has no Data Table of leads: ${error.message}`);
+		}
 	}
 
 	async activateTriggerExample() {

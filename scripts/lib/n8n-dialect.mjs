@@ -13,6 +13,8 @@ const DIALECTS = {
 		// A sub-workflow called from a production run runs in its published version.
 		subWorkflowsRunPublished: true,
 		activatesWithPatch: false,
+		// POST /rest/workflows/:id/run runs the saved workflow: the body names only the trigger.
+		manualRunSendsWorkflow: false,
 		env: {
 			// The MCP server registry refreshes its list from n8n's API at start-up; nothing here needs it.
 			N8N_DISABLED_MODULES: 'mcp-registry',
@@ -29,6 +31,8 @@ const DIALECTS = {
 		subWorkflowsRunPublished: false,
 		// Workflows go live through POST /rest/workflows/:id/activate and .../deactivate.
 		activatesWithPatch: false,
+		// POST /rest/workflows/:id/run runs the workflow the body carries, as the editor sends it.
+		manualRunSendsWorkflow: true,
 		env: {},
 	},
 };

@@ -200,6 +200,82 @@ export class N8nRestClient {
 	}
 
 	/**
+	 * POST /rest/workflows/:id/run from the trigger named `trigger`: what the editor's "Execute workflow"
+	 * on that trigger does, with the saved workflow (n8n 1.x gets it in the body, 2.x reads it itself).
+	 * @returns {Promise<string>} the execution's id; see waitForExecution
+	 */
+	async runManually(id, trigger) {
+		const body = { triggerToStartFrom: { name: trigger } };
+		if (this.dialect.manualRunSendsWorkflow) body.workflowData = await this.getWorkflow(id);
+		const started = await this.request(
+			'POST',
+			`/rest/workflows/${encodeURIComponent(id)}/run`,
+			body,
+		);
+		if (!started?.executionId)
+			throw new Error(
+				`running workflow ${id} from "${trigger}" started no execution: ${JSON.stringify(started)}`,
+			);
+		return started.executionId;
+	}
+
+	/** Polls an execution until it finished (status not new/running/waiting); returns it decoded. */
+	async waitForExecution(executionId, { timeoutMs = 120_000, intervalMs = 250 } = {}) {
+		const deadline = Date.now() + timeoutMs;
+		for (;;) {
+			const summary = await this.request(
+				'GET',
+				`/rest/executions/${encodeURIComponent(executionId)}`,
+			);
+			if (!['new', 'running', 'waiting'].includes(summary.status) && summary.stoppedAt)
+				return await this.getExecution(executionId);
+			if (Date.now() > deadline)
+				throw new Error(
+					`execution ${executionId} did not finish in ${timeoutMs} ms (${summary.status})`,
+				);
+			await sleep(intervalMs);
+		}
+	}
+
+	/** GET /rest/projects/personal: the logged-in user's own project (where imports and new tables go). */
+	async personalProject() {
+		return await this.request('GET', '/rest/projects/personal');
+	}
+
+	/**
+	 * POST /rest/projects/:projectId/data-tables (n8n 1.113+): a Data Table with `columns`
+	 * ({ name, type: 'string' | 'number' | 'boolean' | 'date' }). Returns it (`id`, `name`, `columns`).
+	 */
+	async createDataTable(projectId, { name, columns }) {
+		return await this.request(
+			'POST',
+			`/rest/projects/${encodeURIComponent(projectId)}/data-tables`,
+			{
+				name,
+				columns,
+			},
+		);
+	}
+
+	/** POST .../data-tables/:id/insert: adds rows; returns them with their `id`. */
+	async insertDataTableRows(projectId, tableId, rows) {
+		return await this.request(
+			'POST',
+			`/rest/projects/${encodeURIComponent(projectId)}/data-tables/${encodeURIComponent(tableId)}/insert`,
+			{ data: rows, returnType: 'all' },
+		);
+	}
+
+	/** GET .../data-tables/:id/rows: every row (up to 1,000), as the editor's table view lists them. */
+	async dataTableRows(projectId, tableId) {
+		const page = await this.request(
+			'GET',
+			`/rest/projects/${encodeURIComponent(projectId)}/data-tables/${encodeURIComponent(tableId)}/rows?take=1000`,
+		);
+		return page.data;
+	}
+
+	/**
 	 * GET /rest/executions?filter=...&limit=... ; newest first. Filter fields n8n accepts:
 	 * workflowId, status (array), mode, startedAfter, startedBefore, ...
 	 * @returns {Promise<object[]>} summaries (id, workflowId, status, mode, startedAt, stoppedAt, ...)

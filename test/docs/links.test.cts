@@ -59,16 +59,17 @@ describe('README (the npm page)', () => {
 		expect(readme).toContain('**n8n Cloud:** only community nodes that n8n has verified');
 	});
 
-	test('shows the three jobs under Usage, one picture each', () => {
+	test('shows the four jobs under Usage, one picture each', () => {
 		const usage = readme.slice(readme.indexOf('## Usage'), readme.indexOf('## Resources'));
 		const jobs = usage.split(/^### /m).slice(1);
 		expect(jobs.map((job) => job.split('\n')[0])).toEqual([
 			'Wire agents into your CRM',
+			'Call a list of leads',
 			'Export call transcripts on a schedule',
 			'Push context into a live call',
 			'Example workflows',
 		]);
-		for (const job of jobs.slice(0, 3)) expect(job.match(/^!\[/gm)).toHaveLength(1);
+		for (const job of jobs.slice(0, 4)) expect(job.match(/^!\[/gm)).toHaveLength(1);
 	});
 
 	test('links only absolutely (npm shows it outside GitHub), to files that exist', () => {
