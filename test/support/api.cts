@@ -156,3 +156,8 @@ export async function newEndedCalls(sandbox: TestSandbox, count: number, key?: s
 	}
 	throw new Error(`the ${count} seeded calls did not end`);
 }
+
+/** How many times POST /call reached the sandbox since its requests were last cleared: each one a dial. */
+export async function callsPosted(sandbox: TestSandbox): Promise<number> {
+	return (await wireLines(sandbox)).filter((line) => line.startsWith('POST /call ')).length;
+}

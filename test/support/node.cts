@@ -193,6 +193,11 @@ export function runWith(
 	});
 }
 
+/** The hints the node left on its (first) run, as the editor shows them under its output. */
+export function hintsOf(run: NodeRun, nodeName = NODE_NAME): string[] {
+	return (run.run.data.resultData.runData[nodeName]?.[0]?.hints ?? []).map((hint) => hint.message);
+}
+
 /** The items' JSON, failing the test with the node's error when the run failed. */
 export function jsonOf(run: NodeRun): any[] {
 	if (run.error)

@@ -3,9 +3,9 @@
  * Run in n8n's engine against the sandbox, whose call-load endpoint says how many calls were in progress
  * at once and how many were created in any 60 s window.
  */
-import { allCalls, createAgent, wireLines } from '../../support/api.cts';
+import { allCalls, callsPosted, createAgent, wireLines } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
-import { jsonOf, runWith, type NodeRun } from '../../support/node.cts';
+import { hintsOf, jsonOf, runWith } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 import { sleep, waitFor } from '../../support/wait.cts';
 
@@ -29,10 +29,7 @@ function createFor(agentId: string, options: Record<string, number | boolean>) {
 }
 
 const callLoad = async () => (await sandbox.control('GET', '/call-load')).body.accounts[0];
-const hintsOf = (run: NodeRun) =>
-	(run.run.data.resultData.runData['Voice Agent']?.[0]?.hints ?? []).map((hint) => hint.message);
-const posts = async () =>
-	(await wireLines(sandbox)).filter((line) => line.startsWith('POST /call ')).length;
+const posts = () => callsPosted(sandbox);
 
 let agent: any;
 beforeEach(async () => {

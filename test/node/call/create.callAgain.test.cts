@@ -4,19 +4,16 @@
  * placed once, a re-run of an attempt is never a next attempt and a next attempt never a re-run. Run in
  * n8n-core's real engine against the sandbox, whose numbers ending in 0000 end "failed".
  */
-import { allCalls, createAgent, wireLines } from '../../support/api.cts';
+import { allCalls, callsPosted, createAgent } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
-import { jsonOf, runNode, runWith, type NodeRun } from '../../support/node.cts';
+import { hintsOf, jsonOf, runNode, runWith } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 
 const sandbox = useSandbox({ callDurationMs: 2_500 });
 
 const FAILING = '+14155550000';
 const REACHED = '+14155550123';
-const posts = async () =>
-	(await wireLines(sandbox)).filter((line) => line.startsWith('POST /call ')).length;
-const hintsOf = (run: NodeRun) =>
-	(run.run.data.resultData.runData['Voice Agent']?.[0]?.hints ?? []).map((hint) => hint.message);
+const posts = () => callsPosted(sandbox);
 
 let agent: any;
 beforeEach(async () => {

@@ -6,20 +6,17 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { createAgent, wireLines } from '../../support/api.cts';
+import { callsPosted, createAgent } from '../../support/api.cts';
 import { jumpClock, restoreClock, setClock } from '../../support/clock.cts';
 import { rl } from '../../support/n8n.cts';
-import { jsonOf, runWith, type NodeRun } from '../../support/node.cts';
+import { hintsOf, jsonOf, runWith } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 import { waitFor } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 2_000 });
 
 const NEW_YORK = '+12125550123';
-const hintsOf = (run: NodeRun) =>
-	(run.run.data.resultData.runData['Voice Agent']?.[0]?.hints ?? []).map((hint) => hint.message);
-const posts = async () =>
-	(await wireLines(sandbox)).filter((line) => line.startsWith('POST /call ')).length;
+const posts = () => callsPosted(sandbox);
 
 let agent: any;
 beforeEach(async () => {

@@ -111,9 +111,10 @@ export async function recentlyCalled(
 
 /**
  * For attempt 2 and later, the skip window is replaced by the lead's own record of its last call: the
- * attempt is placed only while that call is the agent's newest to the number and has ended. A newer call
- * is this attempt's, placed by an earlier run whose outcome never reached the lead, so it is output as
- * skipped; a due next attempt is never mistaken for a re-run, however long ago the last one was.
+ * attempt is placed only while that call is the newest to the number and has ended, so a due next attempt
+ * is never mistaken for a re-run, however long ago the last one was. A newer call means the number was
+ * called since: nothing is placed. With this item's context it is the attempt's own, placed by a run whose
+ * outcome never reached the lead (`ownAttempt`).
  */
 export async function attemptPlacedAlready(
 	context: IExecuteFunctions,
@@ -126,7 +127,7 @@ export async function attemptPlacedAlready(
 	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
 	let skipReason: string | undefined;
 	if (call.id !== previousCallId) {
-		skipReason = `${of} is newer than attempt ${attempt - 1}'s call ${previousCallId}, so attempt ${attempt} was placed already and was not placed again`;
+		skipReason = `${of} is newer than attempt ${attempt - 1}'s call ${previousCallId}: the number was called since, so attempt ${attempt} was not placed again`;
 	} else if (isLive(call)) {
 		skipReason = `${of}, attempt ${attempt - 1}, is still in progress, so attempt ${attempt} was not placed`;
 	}
