@@ -76,17 +76,7 @@ async function exportWorkflowShots(page, demo) {
 	await closeNode(page);
 
 	// Run it from the manual trigger, as a user clicks "Execute workflow" on "Run now".
-	await page.locator('[data-test-id="execute-workflow-button-Run now"]').click({ force: true });
-	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(EXPORT_EXAMPLE).id, {
-		count: 1,
-		timeoutMs: 60_000,
-	});
-	if (run.status !== 'success') throw new Error(`the export example's run ended ${run.status}`);
-	await page
-		.locator('[data-test-id="edge-label"]', { hasText: /\d+ items?/ })
-		.first()
-		.waitFor();
-	await page.waitForTimeout(1000); // the canvas finishes drawing the run's state
+	await runFromRunNow(page, demo, EXPORT_EXAMPLE, 60_000);
 	await shoot(
 		page,
 		'workflow-export-call-transcripts',
@@ -168,20 +158,28 @@ async function triggerExecutionShot(page, demo) {
 	);
 }
 
-/** The campaign example after one pass from *Run now* over the demo's Data Table of leads. */
-async function campaignShot(page, demo) {
-	await openWorkflow(page, demo.workflowUrl(CAMPAIGN_EXAMPLE));
+/**
+ * Runs an open example from its *Run now* trigger, as a user clicks it, and waits until its run succeeded
+ * and the canvas shows the items on its connections.
+ */
+async function runFromRunNow(page, demo, example, timeoutMs) {
 	await page.locator('[data-test-id="execute-workflow-button-Run now"]').click({ force: true });
-	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(CAMPAIGN_EXAMPLE).id, {
+	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(example).id, {
 		count: 1,
-		timeoutMs: 180_000,
+		timeoutMs,
 	});
-	if (run.status !== 'success') throw new Error(`the campaign example's run ended ${run.status}`);
+	if (run.status !== 'success') throw new Error(`the ${example} example's run ended ${run.status}`);
 	await page
 		.locator('[data-test-id="edge-label"]', { hasText: /\d+ items?/ })
 		.first()
 		.waitFor();
 	await page.waitForTimeout(1000); // the canvas finishes drawing the run's state
+}
+
+/** The campaign example after one pass from *Run now* over the demo's Data Table of leads. */
+async function campaignShot(page, demo) {
+	await openWorkflow(page, demo.workflowUrl(CAMPAIGN_EXAMPLE));
+	await runFromRunNow(page, demo, CAMPAIGN_EXAMPLE, 180_000);
 	await shoot(
 		page,
 		'workflow-call-leads-within-hours',

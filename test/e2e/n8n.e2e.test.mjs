@@ -15,6 +15,7 @@ import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { startEmptySandbox } from './support/sandbox-client.mjs';
+import { manualTrigger } from './support/workflows.mjs';
 
 const API_KEY = 'e2e-sandbox-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
@@ -42,16 +43,6 @@ function transcriptLines(transcript) {
 
 function readExample(name) {
 	return JSON.parse(readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8'));
-}
-
-function manualTrigger() {
-	return {
-		name: 'Run',
-		type: 'n8n-nodes-base.manualTrigger',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-	};
 }
 
 function voiceAgentNode(name, x, parameters) {
