@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes nodes/VoiceAgent/actions/call/callingHours/phoneZones.data.ts from libphonenumber's prefix→time-zone
-// map vendored in scripts/data/libphonenumber/ (its version and commit in source.json). `npm run build` runs it
-// first; `--check` only compares and exits 1 when the committed file is not what the source gives.
+// map, and countryWideRanges.data.ts from its number metadata (PhoneNumberMetadata.xml), both vendored in
+// scripts/data/libphonenumber/ (their version and commit in source.json). `npm run build` runs it first;
+// `--check` only compares and exits 1 when a committed file is not what the sources give.
 //
 // The map has about 3,300 prefixes but only about 300 distinct sets of zones, so the data is two strings: the
 // zone names, and the prefixes grouped by their set of zones (indexes into the names, base 36). Strings load
@@ -10,9 +11,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { generateCountryWideRanges } from './lib/country-wide-ranges.mjs';
+
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIR = path.join(ROOT, 'scripts/data/libphonenumber');
 const TARGET = path.join(ROOT, 'nodes/VoiceAgent/actions/call/callingHours/phoneZones.data.ts');
+const RANGES_TARGET = path.join(
+	ROOT,
+	'nodes/VoiceAgent/actions/call/callingHours/countryWideRanges.data.ts',
+);
 
 /** The map's entries in file order: `{ prefix, zones }`; a malformed line stops the build. */
 export function readMap(text) {
@@ -64,17 +71,25 @@ export function generate(mapText, source) {
 function main() {
 	const source = JSON.parse(fs.readFileSync(path.join(SOURCE_DIR, 'source.json'), 'utf8'));
 	const mapText = fs.readFileSync(path.join(SOURCE_DIR, 'timezones-map_data.txt'), 'utf8');
-	const content = generate(mapText, source);
-	const current = fs.existsSync(TARGET) ? fs.readFileSync(TARGET, 'utf8') : undefined;
-	const relative = path.relative(ROOT, TARGET);
-	if (process.argv.includes('--check')) {
-		if (current === content) return console.log(`${relative} is up to date`);
-		console.error(`${relative} is out of date: run node scripts/phone-zones.mjs`);
-		process.exitCode = 1;
-		return;
+	const metadataXml = fs.readFileSync(path.join(SOURCE_DIR, 'PhoneNumberMetadata.xml'), 'utf8');
+	const outputs = [
+		[TARGET, generate(mapText, source)],
+		[RANGES_TARGET, generateCountryWideRanges(metadataXml, readMap(mapText), source)],
+	];
+	for (const [target, content] of outputs) {
+		const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;
+		const relative = path.relative(ROOT, target);
+		if (process.argv.includes('--check')) {
+			if (current === content) console.log(`${relative} is up to date`);
+			else {
+				console.error(`${relative} is out of date: run node scripts/phone-zones.mjs`);
+				process.exitCode = 1;
+			}
+			continue;
+		}
+		if (current !== content) fs.writeFileSync(target, content);
+		console.log(`${relative}: ${Buffer.byteLength(content)} bytes from ${source.version}`);
 	}
-	if (current !== content) fs.writeFileSync(TARGET, content);
-	console.log(`${relative}: ${Buffer.byteLength(content)} bytes from ${source.version}`);
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) main();

@@ -127,6 +127,82 @@ describe('a number that may be in several zones', () => {
 	});
 });
 
+describe('a number not tied to a place is anywhere in its country', () => {
+	// libphonenumber's prefix map gives each of these ranges one zone; its number metadata says they are
+	// mobiles, which may be anywhere their country is (Australia, Russia, Indonesia span several zones).
+	const AUSTRALIAN_MOBILE = '+61412345678';
+	const RUSSIAN_FAR_EAST_MOBILE = '+79141234567';
+	const INDONESIAN_MOBILE = '+6281234567890';
+	const PERTH_FIXED_LINE = '+61851101234';
+	const defaultWindow = 'Monday, Tuesday, Wednesday, Thursday, Friday 09:00–20:00';
+
+	test('an Australian mobile is not dialled at 06:30 in Perth (09:30 in Sydney): deferred to when every Australian zone is open', async () => {
+		setClock('2026-11-23T22:30:00Z'); // Tuesday 09:30 in Sydney, 06:30 in Perth, 05:30 on Christmas Island
+		const [deferred] = jsonOf(await run(create({}), [{ phone: AUSTRALIAN_MOBILE }]));
+		expect(deferred).toMatchObject({
+			outcome: 'deferred',
+			next_call_at: '2026-11-24T13:30:00+11:00', // 09:00 on the Cocos Islands (UTC+06:30)
+		});
+		expect(deferred.reason).toContain(
+			`(${defaultWindow} in Australia/Sydney and Australia/Adelaide and Australia/Brisbane and Australia/Eucla and Australia/Lord_Howe and Australia/Perth and Indian/Christmas and Indian/Cocos)`,
+		);
+		expect(await posts()).toBe(0);
+	});
+
+	test('a Russian Far East mobile is not dialled at 02:30 in Vladivostok (19:30 in Moscow)', async () => {
+		setClock('2026-11-23T16:30:00Z');
+		const [deferred] = jsonOf(await run(create({}), [{ phone: RUSSIAN_FAR_EAST_MOBILE }]));
+		expect(deferred).toMatchObject({
+			outcome: 'deferred',
+			// 09:00 in Bucharest, the map's westernmost +7 zone; Kamchatka closes at 08:00 UTC
+			next_call_at: '2026-11-24T10:00:00+03:00',
+		});
+		expect(deferred.reason).toContain('Asia/Vladivostok');
+		expect(await posts()).toBe(0);
+	});
+
+	test('an Indonesian mobile is not dialled at 21:30 in Jayapura (19:30 in Jakarta)', async () => {
+		setClock('2026-11-23T12:30:00Z');
+		const [deferred] = jsonOf(await run(create({}), [{ phone: INDONESIAN_MOBILE }]));
+		expect(deferred).toMatchObject({
+			outcome: 'deferred',
+			next_call_at: '2026-11-24T09:00:00+07:00', // 11:00 in Jayapura
+		});
+		expect(deferred.reason).toContain('in Asia/Jakarta and Asia/Jayapura and Asia/Makassar)');
+		expect(await posts()).toBe(0);
+	});
+
+	test('a fixed line in Perth still uses Perth: called at 19:30 there, while the Australian mobile waits', async () => {
+		setClock('2026-11-23T11:30:00Z'); // Monday 19:30 in Perth, 22:30 in Sydney
+		const result = jsonOf(
+			await run(create({}), [{ phone: PERTH_FIXED_LINE }, { phone: AUSTRALIAN_MOBILE }]),
+		);
+		expect(result.map((item) => [item.outcome, item.next_call_at])).toEqual([
+			['placed', undefined],
+			['deferred', '2026-11-24T13:30:00+11:00'],
+		]);
+		expect(await posts()).toBe(1);
+	});
+
+	test("the item's given zone wins: the Australian mobile given Australia/Sydney is called at 09:30 there", async () => {
+		setClock('2026-11-23T22:30:00Z');
+		const [call] = jsonOf(
+			await run(create({ timeZone: 'given', zone: '={{ $json.timezone }}' }), [
+				{ phone: AUSTRALIAN_MOBILE, timezone: 'Australia/Sydney' },
+			]),
+		);
+		expect(call).toMatchObject({ to: AUSTRALIAN_MOBILE, outcome: 'placed' });
+		expect(await posts()).toBe(1);
+	});
+
+	test("a North American mobile keeps its area code's zone (mobiles and fixed lines share area codes there)", async () => {
+		setClock('2026-11-23T15:00:00Z'); // Monday 10:00 in New York, 07:00 in Los Angeles
+		const [call] = jsonOf(await run(create({}), [{ phone: '+12125550199' }]));
+		expect(call).toMatchObject({ outcome: 'placed' });
+		expect(await posts()).toBe(1);
+	});
+});
+
 describe('a given time zone, per item', () => {
 	test('each lead is judged in its own zone: Tokyo is asleep, London is at work', async () => {
 		setClock('2026-03-09T14:00:00Z'); // Monday: 23:00 in Tokyo, 14:00 in London

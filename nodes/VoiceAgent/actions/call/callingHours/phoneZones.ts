@@ -4,6 +4,7 @@
  * `scripts/data/libphonenumber/`). A prefix is the country code and the leading digits of the national number,
  * so the longest prefix of the E.164 digits that the map lists is the most precise answer it has.
  */
+import { countryWideCallingCode } from './countryWideRanges';
 import { prefixGroups, zoneNames } from './phoneZones.data';
 
 /** What libphonenumber answers for a number it cannot place; never a zone to compute with. */
@@ -46,7 +47,8 @@ const SEPARATORS = /[\s\-.()]/g;
  * The IANA zones of an E.164 number (`+` and digits; separators such as spaces are ignored), or undefined when
  * the number is not E.164, no prefix of it is in the map (e.g. +999), or the map knows no zone for it (non-
  * geographic numbers such as +800). Several zones when the prefix spans them (e.g. +7 without more digits the
- * map knows): a caller must respect every one.
+ * map knows): a caller must respect every one. A number in a range not allocated by place (an Australian
+ * mobile, a Russian toll-free number) gets every zone of its calling code, the prefix's own first.
  */
 export function zonesOfNumber(e164: string): string[] | undefined {
 	if (typeof e164 !== 'string') return undefined;
@@ -54,9 +56,18 @@ export function zonesOfNumber(e164: string): string[] | undefined {
 	if (!/^\+\d{1,15}$/.test(number)) return undefined;
 	const digits = number.slice(1);
 	const { zonesByPrefix, longestPrefix } = prefixTable();
+	let zones: readonly string[] = [];
 	for (let length = Math.min(digits.length, longestPrefix); length > 0; length--) {
-		const zones = zonesByPrefix.get(digits.slice(0, length));
-		if (zones) return zones.length > 0 ? [...zones] : undefined;
+		const found = zonesByPrefix.get(digits.slice(0, length));
+		if (found) {
+			zones = found;
+			break;
+		}
 	}
-	return undefined;
+	const callingCode = countryWideCallingCode(digits);
+	if (callingCode !== undefined) {
+		const countryZones = zonesByPrefix.get(callingCode) ?? [];
+		zones = [...zones, ...countryZones.filter((zone) => !zones.includes(zone))];
+	}
+	return zones.length > 0 ? [...zones] : undefined;
 }
