@@ -96,10 +96,13 @@ const offsetMs = (offset) => {
 	return sign * (hours * 60 + minutes) * 60_000;
 };
 
-/** Whether `ms` falls in [from, until) of the local day in `zone` (minutes after midnight, until > from). */
-export function insideDailyWindow(zone, ms, { from, until }) {
-	const { minutes } = wallClock(zone, ms);
-	return minutes >= from && minutes < until;
+/** Whether local minutes after midnight fall in a daily [from, until); until before from: overnight. */
+const insideMinutes = (minutes, { from, until }) =>
+	until > from ? minutes >= from && minutes < until : minutes >= from || minutes < until;
+
+/** Whether `ms` falls in [from, until) of the local day in `zone` (minutes after midnight; until < from: overnight). */
+export function insideDailyWindow(zone, ms, window) {
+	return insideMinutes(wallClock(zone, ms).minutes, window);
 }
 
 /**
@@ -132,7 +135,28 @@ export function splitByWindow(ms, { from, until, marginMinutes = 30 }) {
 		const { minutes } = wallClock(entry.zone, ms);
 		const distance = (edge) => Math.min(Math.abs(minutes - edge), 1440 - Math.abs(minutes - edge));
 		if (Math.min(distance(from), distance(until)) < marginMinutes) continue;
-		(minutes >= from && minutes < until ? inside : outside).push(entry);
+		(insideMinutes(minutes, { from, until }) ? inside : outside).push(entry);
 	}
 	return { inside, outside };
+}
+
+/**
+ * When a daily window is next open in every one of `zones` at once, from `ms` on: each zone's next opening,
+ * the latest of them, until all are inside (null when that does not happen within a week). As a lead's
+ * `next_call_at` shows it: ISO 8601 in the offset of the first zone, to the minute.
+ */
+export function nextCommonWindowStart(zones, ms, window) {
+	let candidate = ms;
+	for (let step = 0; step < 7 * zones.length; step++) {
+		const outside = zones.filter((zone) => !insideDailyWindow(zone, candidate, window));
+		if (outside.length === 0) {
+			const { date, minutes, offset } = wallClock(zones[0], candidate);
+			const clock = `${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}:00`;
+			return { iso: `${date}T${clock}${offset}`, ms: candidate };
+		}
+		candidate = Math.max(
+			...outside.map((zone) => nextDailyWindowStart(zone, candidate, window).ms),
+		);
+	}
+	return null;
 }

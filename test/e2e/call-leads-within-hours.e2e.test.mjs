@@ -4,10 +4,14 @@
 // not load in `n8n execute`), each run started from its *Run now* trigger as one scheduled pass.
 //
 // The clock is the real one: the leads' numbers are chosen at the time of the run from prefixes of a
-// single time zone, so that some are inside 09:00–20:00 in their own zone and some outside (computed
-// here with Intl, independently of the node). What the test sets in the example, and why:
+// single time zone, so that some are inside the window in their own zone and some outside (computed
+// here with Intl, independently of the node). An Australian mobile lead may be anywhere in Australia: it
+// is deferred while Perth is outside the window though Sydney (the zone libphonenumber's prefix map gives
+// +61 4) is inside. What the test sets in the example, and why:
 // - the Data Table in both Data Table nodes (a user picks it after importing) and the credential's URL;
 // - Calling Hours → Days: every day, so the result does not depend on the weekday of the run;
+// - Calling Hours → Hours: 8 hours from 30 minutes before Sydney's clock at the start of the run (09:00–20:00
+//   in the example), so that the real clock is inside in Sydney and outside in Perth, whenever the test runs;
 // - Call Again → Minutes Between Attempts: 0, so each pass is the failing lead's next attempt (60 in the example).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -18,7 +22,14 @@ import { ROOT as root } from '../../scripts/lib/community-package.mjs';
 import { LEADS_TABLE, dataTableLocator } from '../../scripts/lib/demo-setup.mjs';
 import { importCredentials } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
-import { nextDailyWindowStart, splitByWindow, zonesInMap } from '../../scripts/lib/lead-zones.mjs';
+import {
+	insideDailyWindow,
+	nextCommonWindowStart,
+	nextDailyWindowStart,
+	splitByWindow,
+	wallClock,
+	zonesInMap,
+} from '../../scripts/lib/lead-zones.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
@@ -26,7 +37,13 @@ import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 const API_KEY = 'e2e-leads-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
 const N8N_VERSION = selectRuntime().n8n;
-const WINDOW = { from: 9 * 60, until: 20 * 60 };
+/** The window of the run: 8 hours from 30 minutes before Sydney's clock (minutes after local midnight). */
+function windowAt(now) {
+	const sydney = wallClock('Australia/Sydney', now).minutes;
+	return { from: (sydney - 30 + 1440) % 1440, until: (sydney + 450) % 1440 };
+}
+const clockOf = (minutes) =>
+	`${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 const ALL_DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const NODES = {
 	leads: 'Leads not done yet',
@@ -35,6 +52,9 @@ const NODES = {
 };
 /** libphonenumber's prefix-to-time-zone map as vendored in the repository. */
 const MAP_DATA = path.join(root, 'scripts', 'data', 'libphonenumber', 'timezones-map_data.txt');
+/** libphonenumber's number metadata as vendored in the repository (its mobile ranges per country). */
+const METADATA = path.join(root, 'scripts', 'data', 'libphonenumber', 'PhoneNumberMetadata.xml');
+const AUSTRALIAN_MOBILE = '+61412552501';
 const log = (line) => console.log(`[e2e call-leads-within-hours] ${line}`);
 
 let setup;
@@ -47,13 +67,15 @@ const example = () =>
 const nodeOf = (workflow, name) => workflow.nodes.find((node) => node.name === name);
 
 /** The example as imported, with only what the test must set (see the top of this file). */
-function campaignWorkflow(table) {
+function campaignWorkflow(table, window) {
 	const workflow = example();
 	for (const name of [NODES.leads, NODES.write]) {
 		nodeOf(workflow, name).parameters.dataTableId = dataTableLocator(table);
 	}
 	const { options } = nodeOf(workflow, NODES.call).parameters;
 	options.callingHours.hours.days = ALL_DAYS;
+	options.callingHours.hours.from = clockOf(window.from);
+	options.callingHours.hours.until = clockOf(window.until);
 	options.callAgain.settings.minutesBetween = 0;
 	const { name, nodes, connections, settings } = workflow;
 	// As the editor saves an imported workflow (n8n 1.x requires `active`).
@@ -65,13 +87,13 @@ function campaignWorkflow(table) {
  * its calls) and outside it, among the countries the example's Allowed Destinations allow. Two inside
  * leads were deferred by an earlier pass (`row`): one to an hour ago, due now; one to tomorrow, not due.
  */
-function leadsAt(now) {
+function leadsAt(now, window) {
 	const allowed = nodeOf(example(), NODES.call)
 		.parameters.options.allowedDestinations.split(',')
 		.map((entry) => entry.trim().replace(/^\+/, ''));
 	const allowedOnly = (entries) =>
 		entries.filter(({ prefix }) => allowed.some((country) => prefix.startsWith(country)));
-	const split = splitByWindow(now, { ...WINDOW, marginMinutes: 30 });
+	const split = splitByWindow(now, { ...window, marginMinutes: 30 });
 	const inside = allowedOnly(split.inside);
 	const outside = allowedOnly(split.outside);
 	assert.ok(inside.length >= 1 && outside.length >= 1, 'the pool has leads on both sides now');
@@ -103,7 +125,38 @@ function leadsAt(now) {
 	// The premise: each number has exactly its one zone in the data the package is built from.
 	const map = readFileSync(MAP_DATA, 'utf8');
 	for (const { phone, zone } of leads) assert.deepEqual(zonesInMap(phone, map), [zone], phone);
-	return leads;
+	return [...leads, australianMobileLead(now, window, map)];
+}
+
+/**
+ * The Australian mobile, with the premise read from the vendored data: the prefix map gives its range
+ * Sydney only; the number metadata says it is a mobile (AU's mobile pattern); Australia's zones are those
+ * the map gives +61; and now the window is open in Sydney and closed in Perth.
+ */
+function australianMobileLead(now, window, map) {
+	assert.deepEqual(zonesInMap(AUSTRALIAN_MOBILE, map), ['Australia/Sydney']);
+	const metadata = readFileSync(METADATA, 'utf8').replace(/<!--[\s\S]*?-->/g, '');
+	const australia = /<territory id="AU"[\s\S]*?<\/territory>/.exec(metadata)[0];
+	const mobile = /<mobile>[\s\S]*?<nationalNumberPattern>([\s\S]*?)<\/nationalNumberPattern>/
+		.exec(australia)[1]
+		.replace(/\s+/g, '');
+	assert.match(AUSTRALIAN_MOBILE.slice(3), new RegExp(`^(?:${mobile})$`), 'an Australian mobile');
+	const countryZones = /^61\|(.+)$/m.exec(map)[1].split('&');
+	assert.ok(
+		countryZones.includes('Australia/Perth') && countryZones.length > 2,
+		'Australia spans zones',
+	);
+	assert.ok(insideDailyWindow('Australia/Sydney', now, window), 'open in Sydney now');
+	assert.ok(!insideDailyWindow('Australia/Perth', now, window), 'closed in Perth now');
+	// The node names the prefix's own zone first, then the rest of the country's.
+	const zones = ['Australia/Sydney', ...countryZones.filter((zone) => zone !== 'Australia/Sydney')];
+	return {
+		name: 'outside Australian mobile (anywhere in Australia: Perth is closed)',
+		phone: AUSTRALIAN_MOBILE,
+		zone: 'Australia/Sydney',
+		inside: false,
+		nextCallAt: nextCommonWindowStart(zones, now, window)?.iso ?? assert.fail('no common window'),
+	};
 }
 
 /** Every call the sandbox's account placed, paged as the API pages. */
@@ -163,10 +216,11 @@ describe(
 			const { id: projectId } = await server.rest.personalProject();
 			const table = await server.rest.createDataTable(projectId, LEADS_TABLE);
 			const now = Date.now();
-			const leads = leadsAt(now);
+			const window = windowAt(now);
+			const leads = leadsAt(now, window);
 			const failing = leads.find((lead) => lead.phone.endsWith('0000'));
 			log(
-				`at ${new Date(now).toISOString()}: ${leads.map((l) => `${l.phone} ${l.name}`).join('; ')}`,
+				`at ${new Date(now).toISOString()}, window ${clockOf(window.from)}–${clockOf(window.until)}: ${leads.map((l) => `${l.phone} ${l.name}`).join('; ')}`,
 			);
 			const inserted = await server.rest.insertDataTableRows(
 				projectId,
@@ -178,7 +232,7 @@ describe(
 			const workflow = await server.rest.request(
 				'POST',
 				'/rest/workflows',
-				campaignWorkflow(table),
+				campaignWorkflow(table, window),
 			);
 
 			const rows = async () =>
@@ -223,9 +277,9 @@ describe(
 						{
 							outcome: 'deferred',
 							attempt: 1,
-							next_call_at: nextDailyWindowStart(lead.zone, now, WINDOW).iso,
+							next_call_at: lead.nextCallAt ?? nextDailyWindowStart(lead.zone, now, window).iso,
 						},
-						`${lead.name}: deferred to its next 09:00`,
+						`${lead.name}: deferred to its next window`,
 					);
 					assert.equal(row.call_id, null, `${lead.name}: no call`);
 					continue;
