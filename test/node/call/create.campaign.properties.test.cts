@@ -8,13 +8,19 @@
  * lost (n8n stopped between the call and the write). fast-check's scheduler orders requests and answers.
  * After every campaign:
  *
- * - no call was started outside its lead's window (by the service's clock, checked here with Intl);
+ * - no call was started while its lead's window was closed in any zone the lead may be in (by the service's
+ *   clock, checked here with Intl): the zone given per item, or, for the number's own, every zone of its
+ *   country when the number is not tied to a place (a mobile in Australia, Russia or Indonesia; toll-free and
+ *   shared-cost numbers) and its area code's zone otherwise (North American, Brazilian and Mexican mobiles);
  * - no attempt was placed twice: a lead has at most one call per attempt it was fed, and at most Attempts;
  * - every lead fed to a pass has exactly one output, paired with it, with an outcome;
- * - a deferred lead was not dialled, and its next_call_at lies inside its window, after the pass;
+ * - a deferred lead was not dialled, and its next_call_at lies inside its window in each of those zones, after
+ *   the pass;
  * - retry_due comes only with attempts left, and names the next attempt.
  */
 import fc from 'fast-check';
+import fs from 'node:fs';
+import path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
 import { allCalls, createAgent } from '../../support/api.cts';
@@ -29,8 +35,36 @@ const sandbox = useSandbox({ callDurationMs: 300 });
 const proxy = useSchedulingProxy(sandbox);
 afterEach(restoreClock);
 
-const PHONES = ['+14155550000', '+14155550101', '+14155550102']; // the first one's calls fail
+/** The zones libphonenumber's map (as vendored) gives a calling code: where a number not tied to a place may be. */
+const countryZones = (callingCode: string) =>
+	(
+		new RegExp(`^${callingCode}\\|(.+)$`, 'm').exec(
+			fs.readFileSync(
+				path.join(__dirname, '../../../scripts/data/libphonenumber/timezones-map_data.txt'),
+				'utf8',
+			),
+		) as RegExpExecArray
+	)[1].split('&');
+
+/** The leads' numbers, each with every zone it may be in when Calling Hours takes the number's own. */
+const NUMBERS: Record<string, string[]> = {
+	'+14155550000': ['America/Los_Angeles'], // its calls fail
+	'+14155550101': ['America/Los_Angeles'],
+	'+14155550102': ['America/Los_Angeles'],
+	'+14165550123': ['America/Toronto'], // Canada: mobiles and fixed lines share area codes
+	'+61412345678': countryZones('61'), // Australian mobile
+	'+611300123456': countryZones('61'), // Australian shared-cost (13 00)
+	'+79141234567': countryZones('7'), // Russian mobile (a Far East range)
+	'+78001234567': countryZones('7'), // Russian toll-free
+	'+6281234567890': countryZones('62'), // Indonesian mobile
+	'+558001234567': countryZones('55'), // Brazilian toll-free
+	'+5511987654321': ['America/Sao_Paulo'], // Brazilian mobile: placed by its area code (11)
+	'+525512345678': ['America/Mexico_City'], // Mexican mobile: placed by its area code (55)
+};
+const PHONES = Object.keys(NUMBERS);
 const ZONES = ['UTC', 'Asia/Tokyo', 'America/New_York', 'Asia/Kolkata'];
+/** A lead whose zone is this takes the number's own (Time Zone: The Number's Own). */
+const OWN_ZONE = 'number';
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const OUTCOMES = ['placed', 'ended', 'retry_due', 'deferred', 'skipped', 'failed'];
 
@@ -54,6 +88,12 @@ function insideWindow(window: Window, zone: string, ms: number): boolean {
 		return opensOn(0) && minute >= window.from && minute < window.until;
 	return (opensOn(0) && minute >= window.from) || (opensOn(1) && minute < window.until);
 }
+
+/** Whether `ms` is inside the window in every zone the lead may be in. */
+const insideForLead = (window: Window, lead: { phone: string; zone: string }, ms: number) =>
+	(lead.zone === OWN_ZONE ? NUMBERS[lead.phone] : [lead.zone]).every((zone) =>
+		insideWindow(window, zone, ms),
+	);
 
 /** The instant at which the wall clock in `zone` reads `wallClock` (its fields read as UTC). */
 function instantOf(wallClock: number, zone: string): number {
@@ -130,6 +170,7 @@ const campaign = fc.record({
 			zone: fc.oneof(
 				{ weight: 3, arbitrary: fc.constant('') },
 				{ weight: 1, arbitrary: fc.constantFrom(...ZONES) },
+				{ weight: 2, arbitrary: fc.constant(OWN_ZONE) },
 			),
 		}),
 		{
@@ -196,7 +237,7 @@ function runPass(scenario: Campaign, input: Lead[], execution: string, retryOf?:
 						...window,
 						from: clock(window.from),
 						until: clock(window.until),
-						timeZone: 'given',
+						timeZone: `={{ $json.zone === '${OWN_ZONE}' ? 'number' : 'given' }}`,
 						zone: '={{ $json.zone }}',
 					},
 				},
@@ -283,7 +324,7 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 										);
 										const next = Date.parse(String(json.next_call_at));
 										expect(next).toBeGreaterThan(now);
-										expect(insideWindow(scenario.window, lead.zone, next)).toBe(true);
+										expect(insideForLead(scenario.window, lead, next)).toBe(true);
 									}
 									if (json.outcome === 'retry_due') {
 										expect(json.attempt).toBe(lead.attempt + 1);
@@ -308,7 +349,7 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 						const lead = store.find((entry) => entry.phone === call.client_number) as Lead;
 						expect({
 							call: call.id,
-							inside: insideWindow(scenario.window, lead.zone, Date.parse(call.created_at)),
+							inside: insideForLead(scenario.window, lead, Date.parse(call.created_at)),
 						}).toEqual({ call: call.id, inside: true });
 					}
 					for (const lead of store) {
