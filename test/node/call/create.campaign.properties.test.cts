@@ -46,17 +46,20 @@ const countryZones = (callingCode: string) =>
 		) as RegExpExecArray
 	)[1].split('&');
 
-/** The leads' numbers, each with every zone it may be in when Calling Hours takes the number's own. */
+/**
+ * The leads' numbers, each with every zone it may be in when Calling Hours takes the number's own. The
+ * sandbox fails the calls to a number ending in 0000: one in four here.
+ */
 const NUMBERS: Record<string, string[]> = {
-	'+14155550000': ['America/Los_Angeles'], // its calls fail
+	'+14155550000': ['America/Los_Angeles'],
 	'+14155550101': ['America/Los_Angeles'],
 	'+14155550102': ['America/Los_Angeles'],
 	'+14165550123': ['America/Toronto'], // Canada: mobiles and fixed lines share area codes
-	'+61412345678': countryZones('61'), // Australian mobile
+	'+61412340000': countryZones('61'), // Australian mobile
 	'+611300123456': countryZones('61'), // Australian shared-cost (13 00)
-	'+79141234567': countryZones('7'), // Russian mobile (a Far East range)
+	'+79141230000': countryZones('7'), // Russian mobile (a Far East range)
 	'+78001234567': countryZones('7'), // Russian toll-free
-	'+6281234567890': countryZones('62'), // Indonesian mobile
+	'+6281234560000': countryZones('62'), // Indonesian mobile
 	'+558001234567': countryZones('55'), // Brazilian toll-free
 	'+5511987654321': ['America/Sao_Paulo'], // Brazilian mobile: placed by its area code (11)
 	'+525512345678': ['America/Mexico_City'], // Mexican mobile: placed by its area code (55)
