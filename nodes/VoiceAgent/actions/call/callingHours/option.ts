@@ -83,7 +83,7 @@ export const callingHoursOption: INodeProperties = {
 							name: "The Number's Own",
 							value: 'number',
 							description:
-								"From the number's country and area code (libphonenumber's data). A number that may be in several zones is called only when the window is open in every one of them.",
+								"From the number's country and area code (libphonenumber's data). A number that may be in several zones is called only when the window is open in every one of them; a mobile or non-geographic number in a country that spans zones (e.g. an Australian mobile) may be in any of them.",
 						},
 						{ name: "The Workflow's", value: 'workflow' },
 						{ name: 'Given', value: 'given', description: 'An IANA zone, per item if needed' },
