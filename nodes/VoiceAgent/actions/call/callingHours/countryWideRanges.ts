@@ -14,7 +14,10 @@ interface CompiledRanges {
 	fixedLine?: RegExp;
 }
 
-/** libphonenumber's patterns match a whole national number; compiled once, they are not built from input. */
+/**
+ * libphonenumber's patterns match a whole national number. Compiled once, from the package's data, never from
+ * input; what they test is at most 14 digits.
+ */
 const whole = (source: string) => (source ? new RegExp(`^(?:${source})$`) : undefined);
 
 let table: Map<string, CompiledRanges> | undefined;
