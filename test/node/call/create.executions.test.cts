@@ -319,3 +319,25 @@ describe('Max Calls per Hour, counted from the call list', () => {
 		expect(await dialled()).toEqual({});
 	});
 });
+
+describe('memory stays bounded: nothing outlives its use', () => {
+	// The package's own modules, as n8n loaded them for the runs above (the same module instances).
+	const claims = require('../../../dist/nodes/VoiceAgent/actions/call/processClaims.js');
+	const slots = require('../../../dist/nodes/VoiceAgent/actions/call/nodeSlots.js');
+
+	test('a claim exists while its call is placed, a node share while its executions run; then neither', async () => {
+		await sandbox.faults({ match: 'POST /call', latency_ms: 500 });
+		const parameters = create({ callsAtOnce: 2 });
+
+		const runs = ['exec-1', 'exec-2'].map((id) =>
+			execution(id, { parameters, input: leads(3), typeVersion: 1.4 }),
+		);
+		await waitFor('calls being placed', () => (claims.numbersBeingPlaced() > 0 ? true : undefined));
+		expect(slots.nodesSharing()).toBe(1);
+		await Promise.all(runs);
+
+		expect(claims.numbersBeingPlaced()).toBe(0);
+		expect(slots.nodesSharing()).toBe(0);
+		expect(Object.values(await dialled())).toEqual([1, 1, 1]);
+	});
+});
