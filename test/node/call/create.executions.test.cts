@@ -5,7 +5,7 @@
  * several executions in n8n-core's real engine at the same time, each with its own execution ID and
  * context, against the sandbox; its request log counts the calls placed.
  */
-import { createAgent, placeCall, wire } from '../../support/api.cts';
+import { createAgent, endCall, placeCall, wire } from '../../support/api.cts';
 import { restoreClock, jumpClock, setClock } from '../../support/clock.cts';
 import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode, type NodeRun, type RunNodeOptions } from '../../support/node.cts';
@@ -140,6 +140,32 @@ describe('one number, several executions at once', () => {
 		expect(jsonOf(result).map((item) => item.outcome)).toEqual(['placed', 'skipped']);
 	});
 });
+
+test('two items of the same attempt (the same previous call ID), skip window 0, Calls at Once 2: one dial (issue 30)', async () => {
+	const [agent] = (await sandbox.api('GET', '/agents')).body.agents as any[];
+	const previous = await placeCall(sandbox, agent, { to: '+14155550123' });
+	await endCall(sandbox, previous.id, 'no-answer');
+	await sandbox.clearRequests();
+	await sandbox.faults({ match: 'POST /call', latency_ms: 300 });
+	const lead = { to: '+14155550123', attempt: 2, call_id: previous.id };
+
+	const result = await execution('exec-1', {
+		parameters: create(
+			{
+				callsAtOnce: 2,
+				waitForEnd: true,
+				maxWaitMinutes: 0.01,
+				firstCheckSeconds: 1,
+				callAgain: { settings: { attempts: 3, minutesBetween: 30 } },
+			},
+			{ skipCalledWithinMinutes: 0 },
+		),
+		input: [lead, lead],
+	});
+
+	expect(await dialled()).toEqual({ '+14155550123': 1 });
+	expect(jsonOf(result).map((item) => item.outcome)).toEqual(['placed', 'skipped']);
+}, 30_000);
 
 describe('tool calls, each its own execution (MCP Server Trigger)', () => {
 	test('three tool calls at once for one number, POST /call taking 800 ms: phoned once', async () => {
