@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { callPages, getCall } from '../../../shared/api/calls';
-import { dataProblemError, isNotFound } from '../../../shared/errors';
+import { asNodeError, dataProblemError, isNotFound } from '../../../shared/errors';
 import type { AttemptReport } from '../../../shared/transport/types';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
@@ -146,7 +146,7 @@ async function forgetCallsNotHeld(
 		try {
 			await getCall(context, callId);
 		} catch (error) {
-			if (!isNotFound(error)) throw error;
+			if (!isNotFound(error)) throw asNodeError(context.getNode(), error);
 			entry.notHeld = true;
 		}
 	}
