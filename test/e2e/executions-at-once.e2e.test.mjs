@@ -187,8 +187,8 @@ describe(
 			);
 			assert.deepEqual(tools, {
 				[PLACE_CALL_TOOL]:
-					'Place a real phone call to an allowed number, within an hourly budget in Voice Agent',
-				[READ_CALLS_TOOL]: 'Get many calls (changes nothing) in Voice Agent',
+					'Place a real phone call to an allowed number within an hourly budget in Voice Agent',
+				[READ_CALLS_TOOL]: 'Get many calls without changing anything in Voice Agent',
 			});
 		});
 
