@@ -11,6 +11,7 @@ import type {
 
 import { BASE_URL_NOT_HTTP, checkBaseUrl } from '../baseUrl';
 import { BASE_URL_HINT, CREDENTIAL_TYPE } from '../credential';
+import { fingerprint } from '../fingerprint';
 import { readOncePerRun } from '../runCache';
 import { cancelSignalOf, throwIfCancelled, waitUnlessCancelled } from './cancel';
 import { configurationError } from '../errors';
@@ -53,6 +54,15 @@ async function readCredential(context: VoiceAgentContext): Promise<Credential> {
  */
 function credentialFor(context: VoiceAgentContext): Promise<Credential> {
 	return readOncePerRun(context, 'credential', async () => await readCredential(context));
+}
+
+/**
+ * The account the node's credential reaches, as a fingerprint of its Base URL and API key: guards kept
+ * for the whole n8n process (claims, Max Calls per Hour) tell accounts apart by it, never by the key.
+ */
+export async function accountOf(context: VoiceAgentContext): Promise<string> {
+	const { baseUrl, decrypted } = await credentialFor(context);
+	return fingerprint(`${baseUrl}\n${String(decrypted.data?.apiKey ?? '')}`);
 }
 
 /**

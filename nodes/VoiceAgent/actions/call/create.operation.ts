@@ -22,6 +22,10 @@ import { agentPhoneNumber, checkFrom, fromProperty } from './callFrom';
 import { callingHoursOption, readCallingHours, type ItemHours } from './callingHours/option';
 import { failedOutcome, OUTCOMES_VERSION } from './outcomes';
 import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
+import { maxCallsPerHour, maxCallsPerHourOption } from './callsPerHour';
+import { hourBudgetOf } from './agentHour';
+import { numberClaimKey } from './processClaims';
+import { accountOf } from '../../../shared/transport/request';
 import { placeAndWait, type PreparedCall } from './placeAndWait';
 import { ledgerOf, runIndexOf, slotOf } from './callLedger';
 import { skipOffNotice, skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
@@ -52,6 +56,7 @@ const properties: INodeProperties[] = [
 	optionsCollection([
 		allowedDestinationsOption,
 		maxCallsPerRunOption,
+		maxCallsPerHourOption,
 		{
 			displayName: 'User Speaks First',
 			name: 'userSpeaksFirst',
@@ -88,6 +93,8 @@ interface CallRequest {
 	wait: WaitSettings | undefined;
 	/** Max Calls per Run; 0: no limit. */
 	maxCalls: number;
+	/** Max Calls per Hour; 0: no limit. */
+	maxPerHour: number;
 	/** Skip Numbers Called in the Last (Minutes); 0: off. */
 	windowMinutes: number;
 	hours: ItemHours | undefined;
@@ -109,6 +116,7 @@ function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallReq
 		where: 'Call → Create → Options',
 	});
 	const maxCalls = maxCallsPerRun(context, validate, options);
+	const maxPerHour = maxCallsPerHour(context, validate, options);
 	const windowMinutes = skipWindowMinutes(context, validate, itemIndex);
 	const callContext = validate.text(
 		context.getNodeParameter('context', itemIndex, ''),
@@ -117,7 +125,10 @@ function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallReq
 	const wait = waitSettings(context, itemIndex, options);
 	const hours = readCallingHours(context, validate, options, to);
 	const attempt = readCallAgain(context, validate, options, wait !== undefined);
-	return { from, to, context: callContext, options, wait, maxCalls, windowMinutes, hours, attempt };
+	return {
+		...{ from, to, context: callContext, options, wait, maxCalls, maxPerHour },
+		...{ windowMinutes, hours, attempt },
+	};
 }
 
 async function prepareCall(
@@ -140,7 +151,11 @@ async function prepareCall(
 	if (request.options.userSpeaksFirst !== undefined)
 		body.user_speaks_first = request.options.userSpeaksFirst === true;
 	validate.requestBody(body, CALL_FIELDS);
+	const account = await accountOf(context);
+	const budget = { context, account, agentId, fromNumber, itemIndex, max: request.maxPerHour };
 	return {
+		claimKey: numberClaimKey(account, agentId ?? fromNumber, request.to),
+		hourBudget: await hourBudgetOf(budget),
 		body,
 		agent: `${request.from.mode}:${String(request.from.value)}`,
 		filter: agentId ? { clientNumber: request.to, agentId } : { clientNumber: request.to },

@@ -4,7 +4,7 @@ import type { CallLedger, CallRecord } from './callLedger';
 import type { SkippedCall } from './skipRecentlyCalled';
 
 /** How a claimed call came out: the call placed or found (none when nothing was, or nobody knows). */
-interface Landing {
+export interface Landing {
 	call?: Call | SkippedCall;
 	record: CallRecord;
 	itemIndex: number;

@@ -15,8 +15,10 @@ import {
 	type CallRecord,
 } from './callLedger';
 import { deferralOf, type ItemHours } from './callingHours/option';
+import { readHour, takeHourCall, type HourBudget, type HourRead } from './callsPerHour';
 import { flightOf, startFlight, type Flight } from './flights';
 import { checkCallLimit } from './maxCallsPerRun';
+import { claimedBy, claimNumber, claimOf, earlierItem, type PlacedFirst } from './processClaims';
 import { attemptPlacedAlready, recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
 
 /** One item's call, its input checked and its agent resolved. */
@@ -37,6 +39,10 @@ export interface ItemCall {
 	previousCallId?: string;
 	/** Calling Hours: no call starts outside them. */
 	hours?: ItemHours;
+	/** The number's claim in this n8n process (processClaims.ts): account, agent, number. */
+	claimKey: string;
+	/** Max Calls per Hour, when on. */
+	hourBudget?: HourBudget;
 }
 
 /** Looks again whether the number was called meanwhile (the skip window, or the attempt placed). */
@@ -131,14 +137,18 @@ export async function placeOnce(
 ): Promise<Call | SkippedCall> {
 	const ledger = ledgerOf(context, item.itemIndex);
 	const slot = slotOf(context, item.itemIndex, item.body.to);
-	// One call per number and node run while the window is on: a later item waits for the first one.
-	const numberKey =
-		item.windowMinutes > 0 && !runsAsTool(context)
-			? `${runIndexOf(context)}|${item.agent}>${item.body.to}`
-			: undefined;
+	// One call per number and node run, whatever the skip window: a later item waits for the first one.
+	const numberKey = runsAsTool(context)
+		? undefined
+		: `${runIndexOf(context)}|${item.agent}>${item.body.to}`;
+	const executionId = context.getExecutionId();
+	let hourRead: HourRead | undefined;
 	// Every check below reads the ledger and ends in an await only to look again from the top: from the
 	// top of the loop to the claim nothing awaits, so the checks and the claim are one step.
 	for (;;) {
+		// A read of the hour counts only in the step right after it: any other wait reads again.
+		const read = hourRead;
+		hourRead = undefined;
 		const earlier = earlierRecord(context, ledger, item, slot);
 		if (earlier && 'wait' in earlier) {
 			await earlier.wait.settled;
@@ -153,20 +163,40 @@ export async function placeOnce(
 			if (outcome) return outcome;
 			continue;
 		}
+		// Another execution of this process placing the number right now: wait, take its outcome.
+		const other = claimOf(item.claimKey);
+		if (other) {
+			const by = claimedBy(other, executionId, item.body.to);
+			const outcome = await sameNumberOutcome(context, ledger, item, slot, other, by);
+			if (outcome) return outcome;
+			continue;
+		}
 		// Outside Calling Hours nothing is claimed: a later run inside them may place the call.
 		const deferred = deferralOf(context.getNode(), item.hours, item.body.to, Date.now());
 		if (deferred) throw deferred;
 		checkCallLimit(ledger, validate, item.maxCalls, item.body.to);
+		if (item.hourBudget && !read) {
+			// The only await before the claim: the checks run again from the top with the list read.
+			hourRead = await readHour(context, item.hourBudget, item.body.to);
+			continue;
+		}
+		const hourCall = takeHourCall(item.hourBudget, read, validate, item.body.to);
 		const record: CallRecord = {
 			agent: item.agent,
 			to: item.body.to,
 			state: 'claimed',
-			executionId: context.getExecutionId(),
+			executionId,
 			...(runsAsTool(context) ? {} : { run: runIndexOf(context) }),
 			...(item.attempt > 1 ? { attempt: item.attempt } : {}),
 		};
 		claimSlot(ledger, slot, record);
 		const flight = startFlight(ledger, [slot, numberKey], item.itemIndex, record);
+		const claim = claimNumber(item.claimKey, executionId, item.itemIndex, record);
+		const land = (call: Call | SkippedCall | undefined) => {
+			hourCall.land(record);
+			claim.land(call);
+			flight.land(call);
+		};
 		try {
 			const { previousCallId } = item;
 			const recheck: Recheck = async () =>
@@ -181,24 +211,25 @@ export async function placeOnce(
 			if (recent) {
 				advance(record, 'skipped', recent.id);
 				record.why = recent.skipReason;
-				flight.land(recent);
+				land(recent);
 				return recent;
 			}
 			const call = await place(record, recheck);
-			flight.land(call);
+			land(call);
 			return call;
 		} catch (error) {
 			if (record.state === 'claimed') advance(record, 'notSent');
-			flight.land(undefined);
+			land(undefined);
 			throw asNodeError(context.getNode(), error);
 		}
 	}
 }
 
 /**
- * A later item of the run with the same number, after the first one's outcome: its call as skipped
- * (remembered as this item's, so a later *Retry execution* never dials it), an error when the first
- * one's outcome is unknown, or undefined when the first placed nothing (this item may dial).
+ * A use of the number after the first one's outcome (a later item of the run, another execution of the
+ * process): its call as skipped (remembered as this item's, so a later *Retry execution* never dials
+ * it), an error when the first one's outcome is unknown, or undefined when the first placed nothing
+ * (this item may dial).
  */
 async function sameNumberOutcome(
 	context: IExecuteFunctions,
@@ -206,6 +237,7 @@ async function sameNumberOutcome(
 	item: ItemCall,
 	slot: string,
 	first: Flight,
+	placedFirst?: PlacedFirst,
 ): Promise<Call | SkippedCall | undefined> {
 	const { call, record: firstRecord, itemIndex } = await first.settled;
 	if (firstRecord.state === 'notSent') return undefined;
@@ -215,14 +247,13 @@ async function sameNumberOutcome(
 		executionId: context.getExecutionId(),
 		...(item.attempt > 1 ? { attempt: item.attempt } : {}),
 	};
+	const by = placedFirst ?? earlierItem(item.body.to, itemIndex);
 	if (!call || firstRecord.callId === undefined) {
 		claimSlot(ledger, slot, { ...base, state: 'unknown' });
-		throw mayHaveBeenPlacedError(context, item, firstRecord, 'an earlier item of this run');
+		throw mayHaveBeenPlacedError(context, item, firstRecord, by.placedBy);
 	}
 	const skipReason =
-		firstRecord.state === 'skipped'
-			? (firstRecord.why as string)
-			: `Item ${itemIndex} of this run called ${item.body.to} already (call ${call.id}), so it was not called again`;
+		firstRecord.state === 'skipped' ? (firstRecord.why as string) : by.skipReason(call.id);
 	claimSlot(ledger, slot, { ...base, state: 'skipped', callId: call.id, why: skipReason });
 	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
 }
