@@ -216,8 +216,14 @@ describe(
 				});
 				const calls = outputs.map((output) => (Array.isArray(output) ? output[0] : output));
 				assert.equal(calls.filter((call) => call.skipped !== true).length, 1);
+				log(
+					`what the client is told of a skipped use: ${calls.find((call) => call.skipped).skipReason}`,
+				);
 				for (const skipped of calls.filter((call) => call.skipped === true)) {
-					assert.match(skipped.skipReason, /another execution/i);
+					assert.match(
+						skipped.skipReason,
+						/running at the same time, placed the call to \+16505550001 \(call call_\w+\), so it was not called again$/,
+					);
 				}
 				assert.deepEqual(await dialled(), { [number]: 1 });
 			} finally {
@@ -237,6 +243,7 @@ describe(
 				answers.map((answer) => answer.isError),
 				[...Array(HOURLY_BUDGET).fill(false), true, true],
 			);
+			log(`what the client is told past the budget: ${answers[HOURLY_BUDGET].text}`);
 			for (const refusal of answers.slice(HOURLY_BUDGET)) {
 				assert.match(refusal.text, new RegExp(`Max Calls per Hour \\(${HOURLY_BUDGET}\\)`));
 			}
