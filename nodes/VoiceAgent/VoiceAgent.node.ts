@@ -23,9 +23,11 @@ export class VoiceAgent implements INodeType {
 		group: ['transform'],
 		// 1.1: the default operation is a read; 1.2: Call → Create skips a number its agent called in the
 		// last minutes (a re-run, a redelivery), and Agent → Get and Get Many simplify by default; 1.3:
-		// Call → Create has Calling Hours and Call Again, and every item it outputs says its outcome.
-		version: [1, 1.1, 1.2, 1.3],
-		defaultVersion: 1.3,
+		// Call → Create has Calling Hours and Call Again, and every item it outputs says its outcome; 1.4:
+		// Call → Create's Calls at Once and Max New Calls per Minute bound the node in this n8n process, not
+		// one run (all executions of the node at once share them).
+		version: [1, 1.1, 1.2, 1.3, 1.4],
+		defaultVersion: 1.4,
 		// The chosen operation's action as the node panel words it, written out because n8n's lint requires a literal.
 		subtitle:
 			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent without changing anything", "agent:getMany": "Get many agents without changing anything", "call:create": "Place a real phone call to an allowed number within an hourly budget", "call:get": "Get a call without changing anything", "call:getMany": "Get many calls without changing anything", "call:setContext": "Set the context of a live call with an allowed number"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',

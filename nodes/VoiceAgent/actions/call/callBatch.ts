@@ -14,6 +14,7 @@ import { InputValidator } from '../../../shared/validation';
 import { failedItemOutput } from '../itemFailure';
 import { markEnded, type CallLedger } from './callLedger';
 import { Progress } from './outcomes';
+import { nodeSlotsOf } from './nodeSlots';
 import { CallPace } from './pace';
 import { WaitSchedule } from './waitSchedule';
 
@@ -35,7 +36,7 @@ export const batchOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CALLS_AT_ONCE },
 		default: 1,
-		description: `How many items of this run are called at the same time, at most ${MAX_CALLS_AT_ONCE}. With Wait for the Call to End, how many calls of this run may be in progress: a new call starts only once one was seen to end, also past Max Wait. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
+		description: `How many calls this node places at the same time, at most ${MAX_CALLS_AT_ONCE}: from node version 1.4, all executions of this node running at once in this n8n process together (two overlapping passes, a webhook delivered twice; in queue mode each worker counts its own); before 1.4, the items of one run. With Wait for the Call to End, how many calls may be in progress: a new call starts only once one was seen to end, also past Max Wait. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
 	},
 	{
 		displayName: 'Max New Calls per Minute',
@@ -44,7 +45,7 @@ export const batchOptions: INodeProperties[] = [
 		typeOptions: { minValue: 0, maxValue: MAX_CALLS_PER_MINUTE },
 		default: 0,
 		description:
-			'Never more calls placed than this in any 60 seconds (0 or empty: no limit). A "too many requests" answer from the service pauses every call of the run for as long as it asks. Read from the first item.',
+			'Never more calls placed by this node than this in any 60 seconds (0 or empty: no limit): from node version 1.4, all executions of this node in this n8n process together (in queue mode each worker counts its own); before 1.4, one execution. A "too many requests" answer from the service pauses every call of the node (before 1.4: of the run) for as long as it asks. Read from the first item.',
 	},
 ];
 
@@ -156,8 +157,10 @@ export async function runCallBatch<Request, Prepared>(
 		(a, b) => Number(liveCallOf(b) !== undefined) - Number(liveCallOf(a) !== undefined),
 	);
 
+	// From version 1.4 the node's slots and pace are shared by its executions running now (nodeSlots.ts).
+	const nodeSlots = nodeSlotsOf(context);
 	const seams: BatchSeams = {
-		pace: new CallPace(context, settings.maxCallsPerMinute, ledger),
+		pace: new CallPace(context, settings.maxCallsPerMinute, ledger, Date.now, nodeSlots?.pace),
 		schedule: new WaitSchedule(context),
 	};
 	const signal = cancelSignalOf(context);
@@ -177,6 +180,8 @@ export async function runCallBatch<Request, Prepared>(
 	};
 	const worker = async () => {
 		while (!stopped() && next < ready.length) {
+			if (nodeSlots && !(await nodeSlots.take(settings.callsAtOnce, stopped))) break;
+			if (next >= ready.length) break;
 			const itemIndex = ready[next++];
 			try {
 				const json = await steps.run(context, prepared.get(itemIndex) as Prepared, seams);
@@ -191,13 +196,19 @@ export async function runCallBatch<Request, Prepared>(
 					// carry the failed item's error (which may be an ambiguous "may have been placed").
 					seams.pace?.stop(notPlacedError(context));
 					seams.schedule?.stop(fatal);
+					nodeSlots?.wake();
 				}
 			}
 			if (!stopped()) await holdSlot(itemIndex).catch(() => undefined);
+			nodeSlots?.free();
 		}
 	};
 	const workers = Math.min(settings.callsAtOnce, ready.length);
-	await Promise.all(Array.from({ length: workers }, worker));
+	try {
+		await Promise.all(Array.from({ length: workers }, worker));
+	} finally {
+		nodeSlots?.leave();
+	}
 
 	context.addExecutionHints({ message: progress.message, type: 'info', location: 'outputPane' });
 	if (fatal !== undefined) throw fatal;

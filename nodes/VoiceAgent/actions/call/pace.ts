@@ -3,6 +3,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 import { waitUnlessCancelled } from '../../../shared/transport/cancel';
 import { type AttemptReport, type RequestObserver } from '../../../shared/transport/types';
 import type { CallLedger } from './callLedger';
+import type { PaceWindow } from './nodeSlots';
 
 /**
  * The window *Max New Calls per Minute* counts in, and a second more: the service counts a call when the
@@ -23,9 +24,10 @@ const STEP_MS = 1_000;
  * last one stopped.
  */
 export class CallPace implements RequestObserver {
-	/** Start times (n8n's clock) of the attempts of the last minute, oldest first. */
+	/** Start times (n8n's clock) of the attempts of the last minute, oldest first: the ledger's. */
 	private readonly recent: number[];
-	private pausedUntil = 0;
+	/** What the window counts: the ledger's times, or from version 1.4 the node's (nodeSlots.ts). */
+	private readonly window: PaceWindow;
 	/** Set when the batch stops (an item failed): no call waiting for its slot may be placed after that. */
 	private stoppedBy: unknown;
 
@@ -35,17 +37,27 @@ export class CallPace implements RequestObserver {
 		readonly maxPerMinute: number | undefined,
 		ledger: CallLedger,
 		private readonly now: () => number = Date.now,
+		/** The node's window, shared by its executions running now: the ledger's times join it. */
+		shared?: PaceWindow,
 	) {
 		this.recent = ledger.sentAt;
+		this.window = shared ?? { recent: this.recent, pausedUntil: 0 };
+		if (shared) {
+			// A Retry execution brings its own attempts: they count in the node's window too.
+			for (const at of this.recent) if (!shared.recent.includes(at)) shared.recent.push(at);
+			shared.recent.sort((a, b) => a - b);
+		}
 	}
 
 	/** How long the next attempt must wait from now; 0: it may go. */
 	private delayMs(): number {
 		const now = this.now();
-		while (this.recent.length > 0 && this.recent[0] <= now - PACE_WINDOW_MS) this.recent.shift();
-		const paused = Math.max(0, this.pausedUntil - now);
-		if (this.maxPerMinute === undefined || this.recent.length < this.maxPerMinute) return paused;
-		return Math.max(paused, this.recent[0] + PACE_WINDOW_MS - now);
+		const { recent } = this.window;
+		for (const times of [recent, this.recent])
+			while (times.length > 0 && times[0] <= now - PACE_WINDOW_MS) times.shift();
+		const paused = Math.max(0, this.window.pausedUntil - now);
+		if (this.maxPerMinute === undefined || recent.length < this.maxPerMinute) return paused;
+		return Math.max(paused, recent[0] + PACE_WINDOW_MS - now);
 	}
 
 	/** Waits for a slot and takes it; every caller checks again after waking, so none overtakes the limit. */
@@ -56,7 +68,10 @@ export class CallPace implements RequestObserver {
 		}
 		if (this.stoppedBy !== undefined) throw this.stoppedBy;
 		// Without a limit there is nothing to count: the saved execution keeps no times it does not need.
-		if (this.maxPerMinute !== undefined) this.recent.push(this.now());
+		if (this.maxPerMinute === undefined) return;
+		const now = this.now();
+		this.recent.push(now);
+		if (this.window.recent !== this.recent) this.window.recent.push(now);
 	}
 
 	/** No further attempt goes out: each fails with `error`. */
@@ -66,6 +81,7 @@ export class CallPace implements RequestObserver {
 
 	onAttempt({ status, retryAfterMs }: AttemptReport): void {
 		if (status !== 429) return;
-		this.pausedUntil = Math.max(this.pausedUntil, this.now() + (retryAfterMs ?? DEFAULT_PAUSE_MS));
+		const until = this.now() + (retryAfterMs ?? DEFAULT_PAUSE_MS);
+		this.window.pausedUntil = Math.max(this.window.pausedUntil, until);
 	}
 }
