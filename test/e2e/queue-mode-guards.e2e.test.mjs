@@ -23,8 +23,16 @@ const CREDENTIAL = { id: 'VoiceAgentQueueGuards', name: 'Voice Agent (sandbox)' 
 /** The Voice Agent node version whose guards are shared by the executions of a process. */
 const NODE_VERSION = 1.4;
 const LEADS_PER_ROUND = 20;
-/** POST /call's time at the service in each round: the wider it is, the more deliveries overlap it. */
-const ROUND_LATENCIES_MS = [0, 300, 0, 300];
+/**
+ * Each round: POST /call's time at the service (the wider, the more deliveries overlap it), and the node's
+ * Calls at Once (1, the default: a worker places one call at a time; 5: a worker's executions overlap).
+ */
+const ROUNDS = [
+	{ latency: 0, callsAtOnce: 1 },
+	{ latency: 300, callsAtOnce: 1 },
+	{ latency: 0, callsAtOnce: 5 },
+	{ latency: 300, callsAtOnce: 5 },
+];
 const HOURLY_BUDGET = 5;
 const BUDGET_LEADS = 20;
 const log = (line) => console.log(`[e2e queue guards] ${line}`);
@@ -58,7 +66,11 @@ function leadWorkflow(name, path, webhookId, options) {
 					operation: 'create',
 					from: { __rl: true, mode: 'id', value: '={{ $json.body.agent }}' },
 					to: '={{ $json.body.phone }}',
-					options: { allowedDestinations: '+1650', ...options },
+					options: {
+						allowedDestinations: '+1650',
+						callsAtOnce: '={{ $json.body.callsAtOnce ?? 1 }}',
+						...options,
+					},
 				},
 				credentials: { voiceAgentApi: CREDENTIAL },
 			},
@@ -172,7 +184,7 @@ describe(
 			const agent = await api.call('POST', '/agent', { name: 'Queue Lead Desk', area_code: '650' });
 			const figures = { pairs: 0, twice: 0, split: 0, splitTwice: 0, sameWorkerTwice: 0 };
 			let seen = 0;
-			for (const [round, latency] of ROUND_LATENCIES_MS.entries()) {
+			for (const [round, { latency, callsAtOnce }] of ROUNDS.entries()) {
 				await api.clearRequestLog();
 				await api.control(
 					'POST',
@@ -183,7 +195,9 @@ describe(
 					{ length: LEADS_PER_ROUND },
 					(_, index) => `+1650557${round}${String(index).padStart(3, '0')}`,
 				);
-				const bodies = leads.flatMap((phone) => [1, 2].map(() => ({ agent: agent.id, phone })));
+				const bodies = leads.flatMap((phone) =>
+					[1, 2].map(() => ({ agent: agent.id, phone, callsAtOnce })),
+				);
 				const sent = await postConcurrently(cluster.webhookUrl('queue-new-lead'), bodies, {
 					concurrency: bodies.length,
 				});
@@ -193,6 +207,7 @@ describe(
 				const counts = await dialled();
 				const workers = workerOf();
 				let roundTwice = 0;
+				let roundSplit = 0;
 				for (const phone of leads) {
 					const pair = executions.filter((execution) => execution.phone === phone);
 					assert.equal(pair.length, 2, `${phone}: two executions`);
@@ -201,7 +216,10 @@ describe(
 					// Whatever the timing: dialled at least once, at most once per worker.
 					assert.ok(times >= 1 && times <= 2, `${phone} dialled ${times} times`);
 					figures.pairs++;
-					if (split) figures.split++;
+					if (split) {
+						figures.split++;
+						roundSplit++;
+					}
 					if (times === 2) {
 						roundTwice++;
 						figures.twice++;
@@ -210,7 +228,7 @@ describe(
 					}
 				}
 				log(
-					`round ${round + 1} (POST /call ${latency} ms): ${roundTwice} of ${leads.length} leads phoned twice; ${executions.filter((e) => e.status !== 'success').length} executions not successful`,
+					`round ${round + 1} (POST /call ${latency} ms, Calls at Once ${callsAtOnce}): ${roundTwice} of ${leads.length} leads phoned twice, ${roundSplit} pairs on two workers; ${executions.filter((e) => e.status !== 'success').length} executions not successful`,
 				);
 			}
 			await api.control('POST', '/faults', {});
