@@ -227,7 +227,14 @@ describe('uses of the tool at the same time, in any order of requests and answer
 							operation: 'create',
 							from: rl('Front Desk', 'name'),
 							to: "={{ $fromAI('To', 'The number to call', 'string') }}",
-							options: { allowedDestinations: '+1415', maxCallsPerRun: scenario.maxCalls },
+							// The hour's budget is its own property (create.executions.properties): off here, or the
+							// process's count of an agent's calls (the same agent ID after each reset) would refuse every
+							// use after the first few runs.
+							options: {
+								allowedDestinations: '+1415',
+								maxCallsPerRun: scenario.maxCalls,
+								maxCallsPerHour: 0,
+							},
 						},
 						scenario.tries > 1
 							? { retryOnFail: true, maxTries: scenario.tries, waitBetweenTries: 0 }
