@@ -346,6 +346,27 @@ describe('Max Calls per Hour, counted from the call list', () => {
 	});
 });
 
+describe('Max Calls per Hour: a call the service does not hold', () => {
+	afterEach(restoreClock);
+
+	test('no longer counts once the list has long not shown it and the service answers 404 for it', async () => {
+		// A minute on: the process's memory of earlier tests' calls (reset away) is read by ID and forgotten.
+		setClock(new Date(Date.now() + 61_000).toISOString());
+		const parameters = create({ maxCallsPerHour: 1 });
+		const first = await execution('exec-1', { parameters, input: [{ to: '+14155550101' }] });
+		expect(jsonOf(first)[0].outcome).toBe('placed');
+		// The service loses the call (a reset): the same agent again, no call in its list.
+		await sandbox.reset();
+		await createAgent(sandbox, { name: 'Front Desk' });
+		jumpClock(61_000);
+
+		const second = await execution('exec-2', { parameters, input: [{ to: '+14155550102' }] });
+
+		expect(jsonOf(second)[0].outcome).toBe('placed');
+		expect(await dialled()).toEqual({ '+14155550102': 1 });
+	});
+});
+
 describe('memory stays bounded: nothing outlives its use', () => {
 	// The package's own modules, as n8n loaded them for the runs above (the same module instances).
 	const claims = require('../../../dist/nodes/VoiceAgent/actions/call/processClaims.js');

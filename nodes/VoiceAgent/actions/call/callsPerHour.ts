@@ -1,7 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { callPages } from '../../../shared/api/calls';
-import { dataProblemError } from '../../../shared/errors';
+import { callPages, getCall } from '../../../shared/api/calls';
+import { asNodeError, dataProblemError, isNotFound } from '../../../shared/errors';
 import type { AttemptReport } from '../../../shared/transport/types';
 import type { InputValidator } from '../../../shared/validation';
 import { runsAsTool } from './allowedDestinations';
@@ -20,6 +20,12 @@ const HOUR_MS = 3_600_000;
  * landed (and may not show it) is taken within this time, or refused. Memory only, never a count.
  */
 const SHOWN_KEPT_MS = 600_000;
+/**
+ * How long the list may take to show a call the service confirmed by ID (the look-up after an unnamed
+ * answer waits up to 4 s for it). A call still not listed after this is read by its ID: a call the
+ * service does not hold (404) no longer counts, one it holds counts until the list shows it.
+ */
+const LIST_LAG_MS = 60_000;
 
 export const maxCallsPerHourOption: INodeProperties = {
 	displayName: FIELD,
@@ -96,6 +102,7 @@ export async function readHour(
 		}
 		if (Number.isNaN(serviceNowMs)) serviceNowMs = Date.parse(serviceDate ?? '');
 		if (Number.isNaN(serviceNowMs)) throw new Error('the answer has no Date header');
+		await forgetCallsNotHeld(context, budget.key, startedAt, createdMs);
 		if (Date.now() - startedAt >= SHOWN_KEPT_MS) throw new Error('reading it took too long');
 		return { startedAt, serviceNowMs, createdMs };
 	} catch (error) {
@@ -108,6 +115,8 @@ interface HourEntry {
 	callId?: string;
 	/** n8n's clock when POST /call landed; undefined while the call is being placed. */
 	landedAt?: number;
+	/** The service answered 404 for its ID: it holds no such call, so it is not counted. */
+	notHeld?: true;
 }
 
 interface AgentHour {
@@ -123,6 +132,26 @@ interface AgentHour {
  */
 const hours = new Map<string, AgentHour>();
 
+/** Calls this process placed that the list has long not shown: read by ID, forgotten on a 404. */
+async function forgetCallsNotHeld(
+	context: IExecuteFunctions,
+	key: string,
+	startedAt: number,
+	listed: Map<string, number>,
+): Promise<void> {
+	for (const entry of hours.get(key)?.entries ?? []) {
+		const { callId, landedAt } = entry;
+		if (callId === undefined || landedAt === undefined || listed.has(callId)) continue;
+		if (startedAt - landedAt < LIST_LAG_MS) continue;
+		try {
+			await getCall(context, callId);
+		} catch (error) {
+			if (!isNotFound(error)) throw asNodeError(context.getNode(), error);
+			entry.notHeld = true;
+		}
+	}
+}
+
 /** The calls the budget counts: ms times of the hour's calls, newest first (calls not listed yet: now). */
 function counted(hour: AgentHour, now: number): number[] {
 	const read = hour.read as HourRead;
@@ -131,7 +160,7 @@ function counted(hour: AgentHour, now: number): number[] {
 		const shown = entry.callId !== undefined && read.createdMs.has(entry.callId);
 		const age = entry.landedAt === undefined ? 0 : now - entry.landedAt;
 		const seen = shown && (entry.landedAt as number) <= read.startedAt && age >= SHOWN_KEPT_MS;
-		if (age >= HOUR_MS || seen) hour.entries.delete(entry);
+		if (age >= HOUR_MS || seen || entry.notHeld) hour.entries.delete(entry);
 		else if (!shown) times.push(read.serviceNowMs);
 	}
 	return times.sort((a, b) => b - a);
