@@ -219,7 +219,7 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 		async () => {
 			await openWorkflow(page, `${server.url}/workflow/${workflows.calls}`);
 			const node = canvasNode(page, 'Calls of an agent');
-			await node.getByText('Get many calls', { exact: true }).waitFor();
+			await node.getByText('Get many calls without changing anything', { exact: true }).waitFor();
 			assert.doesNotMatch(await node.innerText(), /getMany|: call/);
 
 			await openNode(page, 'Calls of an agent');

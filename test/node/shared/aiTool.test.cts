@@ -90,11 +90,18 @@ describe('the default operation reads', () => {
 
 describe('what an AI model is told about each operation', () => {
 	test.each([
-		['call', 'create', 'Place a real phone call to an allowed number in Voice Agent'],
-		['call', 'get', 'Get a call in Voice Agent'],
-		['call', 'getMany', 'Get many calls in Voice Agent'],
+		[
+			'call',
+			'create',
+			'Place a real phone call to an allowed number within an hourly budget in Voice Agent',
+		],
+		['call', 'get', 'Get a call without changing anything in Voice Agent'],
+		['call', 'getMany', 'Get many calls without changing anything in Voice Agent'],
 		['call', 'setContext', 'Set the context of a live call with an allowed number in Voice Agent'],
+		['agent', 'upsert', 'Create or update an agent in Voice Agent'],
 		['agent', 'delete', 'Delete an agent in Voice Agent'],
+		['agent', 'get', 'Get an agent without changing anything in Voice Agent'],
+		['agent', 'getMany', 'Get many agents without changing anything in Voice Agent'],
 	])('%s → %s: "%s"', async (resource, operation, toolDescription) => {
 		const type = (await loadPackage()).node(`${PACKAGE_NAME}.voiceAgent`);
 		const toolNode = {
@@ -121,7 +128,7 @@ describe('what an AI model is told about each operation', () => {
 				),
 		);
 		expect(descriptions['call.create']).toBe(
-			"Places a real phone call from the agent's number to the number given, only to numbers in Allowed Destinations; as an AI tool it calls nobody without them and at most Max Calls per Run times per execution",
+			"Places a real phone call from the agent's number to the number given, only to numbers in Allowed Destinations; as an AI tool it calls nobody without them, at most Max Calls per Run times per execution and at most Max Calls per Hour times an hour per agent",
 		);
 		expect(descriptions['call.setContext']).toMatch(
 			/Only calls with numbers in Allowed Destinations; as an AI tool none without them\.$/,

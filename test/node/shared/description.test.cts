@@ -79,7 +79,7 @@ describe('the Voice Agent node on the canvas', () => {
 			}
 		}
 		expect(subtitleOf('voiceAgent', { resource: 'call', operation: 'getMany' })).toBe(
-			'Get many calls',
+			'Get many calls without changing anything',
 		);
 	});
 

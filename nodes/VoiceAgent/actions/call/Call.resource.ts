@@ -20,21 +20,21 @@ const operation: INodeProperties = {
 			name: 'Create',
 			value: 'create',
 			description:
-				"Places a real phone call from the agent's number to the number given, only to numbers in Allowed Destinations; as an AI tool it calls nobody without them and at most Max Calls per Run times per execution",
-			action: 'Place a real phone call to an allowed number',
+				"Places a real phone call from the agent's number to the number given, only to numbers in Allowed Destinations; as an AI tool it calls nobody without them, at most Max Calls per Run times per execution and at most Max Calls per Hour times an hour per agent",
+			action: 'Place a real phone call to an allowed number within an hourly budget',
 		},
 		{
 			name: 'Get',
 			value: 'get',
 			description:
 				'Reads one call, with its transcript once it has ended (optionally waiting for its end); changes nothing',
-			action: 'Get a call',
+			action: 'Get a call without changing anything',
 		},
 		{
 			name: 'Get Many',
 			value: 'getMany',
 			description: 'Lists calls, newest first, optionally with transcripts; changes nothing',
-			action: 'Get many calls',
+			action: 'Get many calls without changing anything',
 		},
 		{
 			name: 'Set Context',

@@ -1,0 +1,326 @@
+// End-to-end: Call → Create's guards hold across the executions one n8n process runs at once. The packed
+// package in a real, pinned n8n (the default, or the one VOICE_AGENT_N8N_VERSION names), one `n8n start`,
+// against the sandbox, whose request log counts every POST /call.
+// - n8n's MCP Server Trigger (Streamable HTTP, published) with Call → Create as its tool, driven by a
+//   minimal MCP client (scripts/lib/mcp-client.mjs): every `tools/call` is its own run of the tool, so
+//   only guards shared by the process hold across them. What `tools/list` tells the client; parallel
+//   calls to one number while POST /call takes 800 ms: one dial; a loop of calls to allowed numbers stops
+//   at the hourly budget with a refusal the client sees.
+// - A published Webhook → Call → Create workflow whose 20 leads each arrive twice at the same moment (a
+//   CRM's retry): each number phoned once.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+
+import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
+import { connectMcp, toolResultText } from '../../scripts/lib/mcp-client.mjs';
+import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
+import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
+import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
+import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
+
+const API_KEY = 'e2e-executions-key';
+const CREDENTIAL = { id: 'VoiceAgentAtOnce', name: 'Voice Agent (sandbox)' };
+const N8N_VERSION = selectRuntime().n8n;
+const log = (line) => console.log(`[e2e] ${line}`);
+
+/** The Voice Agent node version these tests run: the one whose guards are shared by the process. */
+const NODE_VERSION = 1.4;
+const MCP_PATH = 'voice-agent-tools';
+/** The tool's name as n8n gives it to MCP clients (its node's name, spaces made underscores). */
+const PLACE_CALL_TOOL = 'Place_call';
+const READ_CALLS_TOOL = 'Read_calls';
+const HOURLY_BUDGET = 3;
+/** POST /call takes this long at the service, so parallel uses of one number overlap. */
+const SLOW_POST_CALL = { match: 'POST /call', latency_ms: 800 };
+/**
+ * Node version 1.4 places one call at a time per node and process by default: two executions of the node
+ * then take turns, and the second finds the first one's call in the call list. With 5 at once they
+ * overlap, and only the claims shared by the process keep a number from being dialled twice.
+ */
+const CALLS_AT_ONCE = { callsAtOnce: 5 };
+const LEADS = Array.from({ length: 20 }, (_, index) => `+1650555${String(1000 + index)}`);
+
+let sandbox;
+let api;
+let setup;
+let server;
+const workflowIds = {};
+
+/** How many times each number was dialled (POST /call answered 2xx), from the sandbox's request log. */
+async function dialled() {
+	const counts = {};
+	for (const request of await api.requestLog()) {
+		if (request.method !== 'POST' || request.path !== '/v1/call') continue;
+		if (!(request.status >= 200 && request.status < 300)) continue;
+		counts[request.body.to] = (counts[request.body.to] ?? 0) + 1;
+	}
+	return counts;
+}
+
+function voiceAgentTool(name, position, parameters) {
+	return {
+		name,
+		type: 'n8n-nodes-voice-agent.voiceAgentTool',
+		typeVersion: NODE_VERSION,
+		position,
+		parameters: { descriptionType: 'auto', ...parameters },
+		credentials: { voiceAgentApi: CREDENTIAL },
+	};
+}
+
+/**
+ * An MCP Server Trigger (Streamable HTTP, no authentication) at `path` with two Voice Agent tools: Call →
+ * Create from `agent` to the number the client gives, only to +1650555 numbers, and Call → Get Many.
+ */
+function mcpWorkflow(name, path, webhookId, agent, options) {
+	const trigger = {
+		name: 'MCP Server Trigger',
+		type: '@n8n/n8n-nodes-langchain.mcpTrigger',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId,
+		parameters: { path },
+	};
+	const placeCall = voiceAgentTool('Place call', [-100, 200], {
+		resource: 'call',
+		operation: 'create',
+		from: { __rl: true, mode: 'name', value: agent },
+		to: "={{ $fromAI('To', 'The number to call, in E.164', 'string') }}",
+		options: { allowedDestinations: '+1650555', ...options },
+	});
+	const readCalls = voiceAgentTool('Read calls', [100, 200], {
+		resource: 'call',
+		operation: 'getMany',
+		limit: 5,
+	});
+	return {
+		name,
+		nodes: [trigger, placeCall, readCalls],
+		connections: {
+			'Place call': { ai_tool: [[{ node: trigger.name, type: 'ai_tool', index: 0 }]] },
+			'Read calls': { ai_tool: [[{ node: trigger.name, type: 'ai_tool', index: 0 }]] },
+		},
+	};
+}
+
+/** A Webhook that answers at once, then Call → Create to the lead's `phone`, from `agent`. */
+function leadWebhookWorkflow(agent) {
+	const webhook = {
+		name: 'New lead',
+		type: 'n8n-nodes-base.webhook',
+		typeVersion: 2,
+		position: [0, 0],
+		webhookId: '6d1f0c2e-0000-4000-8000-00000000ead5',
+		parameters: { httpMethod: 'POST', path: 'new-lead', options: {} },
+	};
+	const call = {
+		name: 'Call',
+		type: 'n8n-nodes-voice-agent.voiceAgent',
+		typeVersion: NODE_VERSION,
+		position: [200, 0],
+		parameters: {
+			resource: 'call',
+			operation: 'create',
+			from: { __rl: true, mode: 'name', value: agent },
+			to: '={{ $json.body.phone }}',
+			options: { allowedDestinations: '+1650555', ...CALLS_AT_ONCE },
+		},
+		credentials: { voiceAgentApi: CREDENTIAL },
+	};
+	return {
+		name: 'E2E: call each new lead',
+		nodes: [webhook, call],
+		connections: { 'New lead': { main: [[{ node: 'Call', type: 'main', index: 0 }]] } },
+	};
+}
+
+before(async () => {
+	setup = await installedPackage();
+	log(`n8n ${N8N_VERSION} runtime ready after ${setup.seconds} s`);
+	sandbox = await startEmptySandbox(API_KEY);
+	api = sandboxClient(sandbox, API_KEY);
+	// One agent per test: the skip window and the hourly budget count the calling agent's calls only.
+	for (const agent of ['Parallel Desk', 'Budget Desk', 'Lead Desk']) {
+		await api.call('POST', '/agent', { name: agent, area_code: '650' });
+	}
+	await importCredentials(setup.userFolder, [
+		voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl),
+	]);
+	[workflowIds.parallel, workflowIds.budget, workflowIds.leads] = await importWorkflows(
+		setup.userFolder,
+		[
+			mcpWorkflow(
+				'E2E: MCP tools, 5 calls at once',
+				MCP_PATH,
+				'6d1f0c2e-0000-4000-8000-0000000000a1',
+				'Parallel Desk',
+				CALLS_AT_ONCE,
+			),
+			mcpWorkflow(
+				'E2E: MCP tools, a budget of 3',
+				`${MCP_PATH}-budget`,
+				'6d1f0c2e-0000-4000-8000-0000000000a2',
+				'Budget Desk',
+				{
+					maxCallsPerHour: HOURLY_BUDGET,
+				},
+			),
+			leadWebhookWorkflow('Lead Desk'),
+		],
+	);
+	server = await startN8nServer(setup.userFolder);
+	log(`n8n started in ${server.startMs} ms at ${server.url}`);
+	await server.setupOwnerAndLogin();
+	for (const id of Object.values(workflowIds)) await server.rest.activateWorkflow(id);
+});
+
+after(async () => {
+	await server?.stop();
+	await sandbox?.close();
+	setup?.remove();
+});
+
+const mcpUrl = (path) => `${server.url}/mcp/${path}`;
+
+describe(
+	`n8n ${N8N_VERSION}'s MCP Server Trigger with the Voice Agent tool`,
+	{ timeout: 300_000 },
+	() => {
+		test('tools/list: each tool says what it does in the world and its rules', async () => {
+			const client = await connectMcp(mcpUrl(MCP_PATH));
+			const tools = Object.fromEntries(
+				(await client.listTools()).map((tool) => [tool.name, tool.description]),
+			);
+			assert.deepEqual(tools, {
+				[PLACE_CALL_TOOL]:
+					'Place a real phone call to an allowed number within an hourly budget in Voice Agent',
+				[READ_CALLS_TOOL]: 'Get many calls without changing anything in Voice Agent',
+			});
+		});
+
+		test('parallel tool calls for one number, from one session and from three: one dial', async () => {
+			await api.clearRequestLog();
+			await api.control('POST', '/faults', SLOW_POST_CALL);
+			try {
+				const oneSession = await connectMcp(mcpUrl(MCP_PATH));
+				const sessions = [
+					oneSession,
+					...(await Promise.all([1, 2].map(() => connectMcp(mcpUrl(MCP_PATH))))),
+				];
+				const number = '+16505550001';
+				const started = Date.now();
+				const results = await Promise.all([
+					// Three calls at once on one session, as a client that runs a model's tool calls together...
+					...[1, 2, 3].map(() => oneSession.callTool(PLACE_CALL_TOOL, { To: number })),
+					// ...and one from each of two more sessions (other chats, other clients).
+					...sessions.slice(1).map((session) => session.callTool(PLACE_CALL_TOOL, { To: number })),
+				]);
+				log(`5 parallel tool calls for one number answered in ${Date.now() - started} ms`);
+				const outputs = results.map((result) => {
+					assert.notEqual(result.isError, true, toolResultText(result));
+					return JSON.parse(toolResultText(result));
+				});
+				const calls = outputs.map((output) => (Array.isArray(output) ? output[0] : output));
+				const [placed, ...others] = [...calls].sort(
+					(a, b) => (a.skipped ? 1 : 0) - (b.skipped ? 1 : 0),
+				);
+				assert.equal(placed.skipped, undefined);
+				const reasons = {};
+				for (const { skipReason } of others) {
+					const reason = skipReason.replace(/call_\w+|agt_\w+/g, '…');
+					reasons[reason] = (reasons[reason] ?? 0) + 1;
+				}
+				log(`what the clients are told of the skipped uses: ${JSON.stringify(reasons)}`);
+				// Skipped for the claim (the call being placed) or for the skip window (the call placed): the same call.
+				for (const skipped of others) {
+					assert.equal(skipped.skipped, true);
+					assert.equal(skipped.id, placed.id);
+					assert.match(skipped.skipReason, /so it was not called again/);
+				}
+				assert.deepEqual(await dialled(), { [number]: 1 });
+			} finally {
+				await api.control('POST', '/faults', {});
+			}
+		});
+
+		test(`a loop of tool calls to allowed numbers stops at the budget (${HOURLY_BUDGET} an hour)`, async () => {
+			await api.clearRequestLog();
+			const client = await connectMcp(mcpUrl(`${MCP_PATH}-budget`));
+			const answers = [];
+			for (let index = 0; index < HOURLY_BUDGET + 2; index++) {
+				const result = await client.callTool(PLACE_CALL_TOOL, { To: `+165055502${index}0` });
+				answers.push({ isError: result.isError === true, text: toolResultText(result) });
+			}
+			assert.deepEqual(
+				answers.map((answer) => answer.isError),
+				[...Array(HOURLY_BUDGET).fill(false), true, true],
+			);
+			log(`what the client is told past the budget: ${answers[HOURLY_BUDGET].text}`);
+			for (const refusal of answers.slice(HOURLY_BUDGET)) {
+				assert.match(refusal.text, new RegExp(`Max Calls per Hour \\(${HOURLY_BUDGET}\\)`));
+			}
+			// In parallel too: the check and the claim are one step, so none gets past the budget.
+			const parallel = await Promise.all(
+				[1, 2, 3].map((index) => client.callTool(PLACE_CALL_TOOL, { To: `+165055503${index}0` })),
+			);
+			assert.deepEqual(
+				parallel.map((result) => result.isError === true),
+				[true, true, true],
+			);
+			assert.equal(Object.keys(await dialled()).length, HOURLY_BUDGET);
+		});
+	},
+);
+
+describe(
+	`n8n ${N8N_VERSION}: a published webhook workflow whose leads each arrive twice at once`,
+	{ timeout: 300_000 },
+	() => {
+		test('20 leads delivered twice at the same moment: each phoned once', async () => {
+			await api.clearRequestLog();
+			await api.control('POST', '/faults', { match: 'POST /call', latency_ms: 300 });
+			try {
+				const started = Date.now();
+				const deliveries = LEADS.flatMap((phone) =>
+					[1, 2].map(() =>
+						fetch(server.webhookUrl('new-lead'), {
+							method: 'POST',
+							headers: { 'content-type': 'application/json' },
+							body: JSON.stringify({ phone }),
+						}),
+					),
+				);
+				for (const response of await Promise.all(deliveries)) assert.equal(response.status, 200);
+				const executions = await server.rest.waitForExecutions(workflowIds.leads, {
+					count: LEADS.length * 2,
+					timeoutMs: 120_000,
+				});
+				log(`40 deliveries run in ${Date.now() - started} ms`);
+				const counts = await dialled();
+				const twice = LEADS.filter((phone) => (counts[phone] ?? 0) > 1);
+				assert.deepEqual(twice, [], `phoned twice: ${twice.join(', ')}`);
+				assert.deepEqual(Object.keys(counts).sort(), [...LEADS].sort());
+				const outcomes = executions.map((execution) => {
+					assert.equal(execution.status, 'success');
+					return execution.data.resultData.runData.Call.at(-1).data.main[0][0].json;
+				});
+				const reasons = {};
+				for (const { skipReason } of outcomes.filter((call) => call.skipped)) {
+					const reason = skipReason.replace(/call_\w+|agt_\w+|\+1\d+|[Ee]xecution \d+/g, '…');
+					reasons[reason] = (reasons[reason] ?? 0) + 1;
+				}
+				log(`the skipped deliveries' reasons: ${JSON.stringify(reasons)}`);
+				for (const phone of LEADS) {
+					const mine = outcomes.filter((call) => call.to === phone);
+					assert.deepEqual(
+						mine.map((call) => call.skipped === true).sort(),
+						[false, true],
+						`${phone}: ${JSON.stringify(mine)}`,
+					);
+				}
+			} finally {
+				await api.control('POST', '/faults', {});
+			}
+		});
+	},
+);
