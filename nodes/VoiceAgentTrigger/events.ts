@@ -113,9 +113,17 @@ export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookRes
 		event.tool_name = body.data.name ?? null;
 		event.tool_arguments = isPlainObject(body.data.arguments) ? body.data.arguments : {};
 	}
-	const unreadable = withDetails
-		? await addCallDetails(this, event, registration.agentId, format)
-		: undefined;
+	let unreadable: Error | undefined;
+	try {
+		unreadable = withDetails
+			? await addCallDetails(this, event, registration.agentId, format)
+			: undefined;
+	} catch (error) {
+		// Whatever went wrong, the claim ends with this delivery: n8n answers it 500, which the service
+		// retries, and the redelivery runs the event instead of meeting a 409 for ever.
+		forget(registration.url, key);
+		throw error;
+	}
 	if (unreadable) {
 		// The webhook budget keeps this answer inside the sender's delivery timeout; the event comes
 		// again and is handled then.
