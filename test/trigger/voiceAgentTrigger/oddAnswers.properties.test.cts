@@ -102,7 +102,7 @@ describe('Include Call Details under odd answers of GET /call, over drawn histor
 				await sandbox.variants({});
 				await sandbox.faults({});
 				const url: string = (await getAgent(sandbox, agent.id)).webhook;
-				const calls = [];
+				const calls: Array<{ id: string }> = [];
 				for (let event = 0; event < EVENTS; event++) calls.push(await placeCall(sandbox, agent));
 				const bodies = calls.map((call) =>
 					JSON.stringify({
