@@ -1,7 +1,7 @@
 /**
- * What the contract leaves open, switched: the answer of POST /call, odd 200 answers of GET /call and GET
- * /calls, the statuses calls end with, the Date
- * header, the form of timestamps, and a proxy's HTML error pages. The nodes' suites use these switches.
+ * What the contract leaves open, switched: the answer of POST /call, odd 200 answers of GET /call and
+ * GET /calls, the statuses calls end with, the Date header, the form of timestamps, and a proxy's HTML
+ * error pages. The nodes' suites use these switches.
  */
 import { allCalls, createAgent, endCall, getCall } from '../support/api.cts';
 import { startTestSandbox, useSandbox } from '../support/sandbox.cts';
