@@ -108,10 +108,11 @@ function send(response, reply) {
 		response.end();
 		return;
 	}
+	const json = 'application/json; charset=utf-8';
 	const [type, text] =
 		reply.html !== undefined
 			? ['text/html', reply.html]
-			: ['application/json; charset=utf-8', JSON.stringify(reply.body)];
+			: [json, reply.json ?? JSON.stringify(reply.body)];
 	response.writeHead(reply.status, {
 		'content-type': type,
 		'content-length': Buffer.byteLength(text),

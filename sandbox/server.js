@@ -100,7 +100,7 @@ async function handleApi(app, method, url, authorization, body) {
 	const fault = app.faults.draw(route);
 	if (fault && fault.latencyMs > 0) await app.requestTimers.sleep(fault.latencyMs);
 	const act = () => answer(() => handler({ account, query: url.searchParams, body: body.json }));
-	if (!fault?.action) return { reply: await act(), fault: null };
+	if (!fault?.action) return { reply: app.variants.oddAnswer(route, await act()), fault: null };
 	// "after": the service acts, then the client sees an error or a dropped connection (an ambiguous failure).
 	if (fault.when === 'after') await act();
 	if (fault.action === 'reset') return { reply: null, fault: 'reset' };

@@ -20,9 +20,33 @@ const { invalid, isObject } = require('./checks');
  *   `-05:00`
  * @property {boolean} [proxy_errors] injected 5xx faults are answered by a "proxy": an HTML page, not the
  *   service's JSON error body
+ * @property {OddAnswer} [call_answer] the 200 answer of GET /call: the call (`normal`, default) or an odd one
+ * @property {OddAnswer} [calls_answer] the 200 answer of GET /calls: the page (`normal`, default) or an odd one
+ * @property {number} [odd_answers_every] only every n-th 200 answer of those routes is odd (default 1: each)
+ * @property {number} [odd_answers_times] after this many odd answers, the routes answer normally again
+ */
+
+/**
+ * @typedef {'normal' | 'null' | 'array' | 'html' | 'truncated' | 'missing_fields' | 'mistyped_fields'} OddAnswer
+ * A 200 answer the contract does not rule out: the JSON `null`; an array (of the call, or of the page's
+ * calls); an HTML page (a proxy's or a portal's); the JSON cut in half; the object without its `id` and
+ * `status` (GET /call) or `calls` (GET /calls); those fields with the wrong type (numbers, an object).
  */
 
 const CREATE_ANSWERS = ['call', 'status_call_id', 'empty_201', 'empty_202', 'null'];
+const ODD_ANSWERS = [
+	'normal',
+	'null',
+	'array',
+	'html',
+	'truncated',
+	'missing_fields',
+	'mistyped_fields',
+];
+/** The routes whose 200 answers the odd-answer variants change, and the variant of each. */
+const ODD_ROUTES = { 'GET /call': 'call_answer', 'GET /calls': 'calls_answer' };
+const isCount = (/** @type {unknown} */ value) =>
+	typeof value === 'number' && Number.isInteger(value) && value >= 1;
 const TIMESTAMPS = ['iso', 'utc_offset', 'whole_seconds', 'local_offset'];
 const TIME_FIELDS = new Set(['created_at', 'updated_at', 'ended_at', 'timestamp']);
 /** Statuses a call ends with: anything but the live status, which would never end. */
@@ -41,6 +65,10 @@ const VALID = {
 	date_header: [(value) => typeof value === 'boolean', 'true or false'],
 	timestamps: [(value) => TIMESTAMPS.includes(String(value)), TIMESTAMPS.join(', ')],
 	proxy_errors: [(value) => typeof value === 'boolean', 'true or false'],
+	call_answer: [(value) => ODD_ANSWERS.includes(String(value)), ODD_ANSWERS.join(', ')],
+	calls_answer: [(value) => ODD_ANSWERS.includes(String(value)), ODD_ANSWERS.join(', ')],
+	odd_answers_every: [isCount, 'a whole number from 1'],
+	odd_answers_times: [isCount, 'a whole number from 1'],
 };
 
 /**
@@ -113,12 +141,14 @@ class ContractVariants {
 		/** @type {VariantSettings} */
 		this.settings = { ...this.initial };
 		this.endedCount = 0;
+		this.oddCounts = { seen: 0, given: 0 };
 	}
 
 	/** @param {unknown} body */
 	configure(body) {
 		this.settings = parseVariants(body);
 		this.endedCount = 0;
+		this.oddCounts = { seen: 0, given: 0 };
 	}
 
 	describe() {
@@ -129,6 +159,7 @@ class ContractVariants {
 	reset() {
 		this.settings = { ...this.initial };
 		this.endedCount = 0;
+		this.oddCounts = { seen: 0, given: 0 };
 	}
 
 	/**
@@ -170,6 +201,24 @@ class ContractVariants {
 	}
 
 	/**
+	 * The answer of a route as the odd-answer variants make it: a 200 of GET /call or GET /calls becomes
+	 * the odd answer switched for it (every n-th, up to the times given); anything else is left as it is.
+	 * @param {string} route e.g. "GET /call"
+	 * @param {import('./api').Reply} reply
+	 * @returns {import('./api').Reply}
+	 */
+	oddAnswer(route, reply) {
+		const variant = ODD_ROUTES[/** @type {keyof typeof ODD_ROUTES} */ (route)];
+		const odd = variant && this.settings[/** @type {'call_answer' | 'calls_answer'} */ (variant)];
+		if (!odd || odd === 'normal' || reply.status !== 200) return reply;
+		const { odd_answers_every: every = 1, odd_answers_times: times } = this.settings;
+		if (times !== undefined && this.oddCounts.given >= times) return reply;
+		if (this.oddCounts.seen++ % every !== 0) return reply;
+		this.oddCounts.given++;
+		return oddReply(route === 'GET /call' ? 'call' : 'page', odd, reply.body);
+	}
+
+	/**
 	 * An API answer's body with times written the variant's way.
 	 * @param {unknown} body
 	 * @returns {unknown}
@@ -188,6 +237,45 @@ class ContractVariants {
 function proxyErrorPage(status) {
 	const title = status === 503 ? 'Service Temporarily Unavailable' : `${status} Bad Gateway`;
 	return `<html>\r\n<head><title>${title}</title></head>\r\n<body>\r\n<center><h1>${title}</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n`;
+}
+
+/**
+ * One odd 200 answer in place of a call (GET /call) or a page of calls (GET /calls).
+ * @param {'call' | 'page'} kind
+ * @param {Exclude<OddAnswer, 'normal'>} odd
+ * @param {unknown} body the normal answer
+ * @returns {import('./api').Reply}
+ */
+function oddReply(kind, odd, body) {
+	const object = /** @type {Record<string, unknown>} */ (isObject(body) ? body : {});
+	switch (odd) {
+		case 'null':
+			return { status: 200, body: null };
+		case 'array':
+			return { status: 200, body: kind === 'call' ? [object] : (object.calls ?? []) };
+		case 'html':
+			return {
+				status: 200,
+				body: null,
+				html: '<!DOCTYPE html>\r\n<html><head><title>Sign in</title></head><body><h1>Sign in</h1></body></html>\r\n',
+			};
+		case 'truncated': {
+			const text = JSON.stringify(object);
+			return { status: 200, body: null, json: text.slice(0, Math.floor(text.length / 2)) };
+		}
+		case 'missing_fields': {
+			const { id: _id, status: _status, calls: _calls, ...rest } = object;
+			return { status: 200, body: kind === 'call' ? rest : { ...rest, num_items: 0 } };
+		}
+		default:
+			return {
+				status: 200,
+				body:
+					kind === 'call'
+						? { ...object, id: 12345, status: { value: object.status } }
+						: { ...object, calls: { items: object.calls } },
+			};
+	}
 }
 
 module.exports = { ContractVariants, END_STATUS, parseVariants, proxyErrorPage, restamp };

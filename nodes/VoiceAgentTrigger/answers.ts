@@ -1,5 +1,6 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
+import { SHED_RETRY_AFTER_S } from './load';
 import { settle, type KeptAnswer } from './redeliveries';
 
 /** The parts of n8n's express response the trigger uses. */
@@ -29,9 +30,15 @@ export function answer(
 }
 
 /** Why a delivery was not accepted; each is answered with its own status and logged at warn level. */
-export type Refusal = 'unauthorized' | 'in-flight' | 'details-unavailable' | 'duplicate';
+export type Refusal =
+	| 'unauthorized'
+	| 'in-flight'
+	| 'details-unavailable'
+	| 'overloaded'
+	| 'sender-gone'
+	| 'duplicate';
 
-const REFUSALS: Record<Refusal, { status: number; body: IDataObject }> = {
+const REFUSALS: Record<Refusal, { status: number; body: IDataObject; retryAfterS?: number }> = {
 	unauthorized: {
 		status: 401,
 		body: { error: 'Unauthorized', message: 'Missing or wrong token' },
@@ -48,6 +55,20 @@ const REFUSALS: Record<Refusal, { status: number; body: IDataObject }> = {
 			message: 'The call details could not be read in time; deliver the event again later',
 		},
 	},
+	// At once, so that the process's time goes to the deliveries it took on; the service delivers it again.
+	overloaded: {
+		status: 503,
+		body: {
+			error: 'Service Unavailable',
+			message: 'Too many events are being handled; deliver this one again later',
+		},
+		retryAfterS: SHED_RETRY_AFTER_S,
+	},
+	// The sender stopped waiting: the answer reaches nobody, and the event comes again.
+	'sender-gone': {
+		status: 503,
+		body: { error: 'Service Unavailable', message: 'The sender stopped waiting for this answer' },
+	},
 	duplicate: { status: 200, body: { received: true, duplicate: true } },
 };
 
@@ -60,12 +81,13 @@ export function refuse(
 	refusal: Refusal,
 	detail?: string,
 ): IWebhookResponseData {
-	const { status, body } = REFUSALS[refusal];
+	const { status, body, retryAfterS } = REFUSALS[refusal];
 	context.logger.warn(
 		`Voice Agent Trigger answered ${status} (${refusal}) and started no execution` +
 			(detail ? `: ${detail}` : ''),
 		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: refusal },
 	);
+	if (retryAfterS !== undefined) responseOf(context).setHeader('retry-after', String(retryAfterS));
 	return answer(context, status, body);
 }
 

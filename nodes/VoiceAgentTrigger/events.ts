@@ -1,7 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { getCall } from '../shared/api/calls';
-import { isNotFound } from '../shared/errors';
+import { asNodeError, isNotFound } from '../shared/errors';
 import {
 	readTranscriptFormat,
 	withTranscriptFormat,
@@ -9,6 +9,7 @@ import {
 } from '../shared/parameters/transcriptFormat';
 import { isPlainObject } from '../shared/validation';
 import { answer, answerDuplicate, refuse, settleOnAnswer } from './answers';
+import { senderGone, takeOn, withDetailReadSlot } from './load';
 import { beginHandling, dedupeKey, forget, stateOf } from './redeliveries';
 import { isTokenOf, registrations } from './registrationStore';
 import { TOKEN_PARAMETER } from './webhookToken';
@@ -67,11 +68,15 @@ async function addCallDetails(
  * shaped as an event, start nothing; events the user did not select are acknowledged and dropped.
  * A delivery the trigger cannot accept now (the event is being handled, or its call details cannot
  * be read in time) is answered non-2xx without an execution, so the service delivers it again; a
- * redelivery of an event already handled is answered 2xx and starts nothing.
+ * redelivery of an event already handled is answered 2xx and starts nothing. Past the process's bound
+ * of deliveries in flight a delivery is refused at once (`load.ts`), and one whose sender stopped
+ * waiting starts nothing: the service delivers both again.
  */
 export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const registration = authenticRegistration(this);
 	if (!registration) return refuse(this, 'unauthorized');
+	if (senderGone(this)) return refuse(this, 'sender-gone');
+	if (!takeOn(this)) return refuse(this, 'overloaded');
 	const body = this.getBodyData() as unknown;
 	if (!isPlainObject(body) || typeof body.event_type !== 'string' || body.event_type === '') {
 		return answer(this, 400, {
@@ -113,9 +118,27 @@ export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookRes
 		event.tool_name = body.data.name ?? null;
 		event.tool_arguments = isPlainObject(body.data.arguments) ? body.data.arguments : {};
 	}
-	const unreadable = withDetails
-		? await addCallDetails(this, event, registration.agentId, format)
-		: undefined;
+	let unreadable: Error | undefined;
+	try {
+		// Read in turn with the process's other detail reads; not at all once the sender has gone.
+		unreadable = withDetails
+			? await withDetailReadSlot(async () =>
+					senderGone(this)
+						? undefined
+						: await addCallDetails(this, event, registration.agentId, format),
+				)
+			: undefined;
+	} catch (error) {
+		// Whatever went wrong, the claim ends with this delivery: n8n answers it 500, which the service
+		// retries, and the redelivery runs the event instead of meeting a 409 for ever.
+		forget(registration.url, key);
+		throw asNodeError(this.getNode(), error);
+	}
+	if (senderGone(this)) {
+		// Nobody waits for this answer: the redelivery runs the event, here or in another process.
+		forget(registration.url, key);
+		return refuse(this, 'sender-gone');
+	}
 	if (unreadable) {
 		// The webhook budget keeps this answer inside the sender's delivery timeout; the event comes
 		// again and is handled then.

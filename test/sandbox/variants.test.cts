@@ -1,6 +1,7 @@
 /**
- * What the contract leaves open, switched: the answer of POST /call, the statuses calls end with, the Date
- * header, the form of timestamps, and a proxy's HTML error pages. The nodes' suites use these switches.
+ * What the contract leaves open, switched: the answer of POST /call, odd 200 answers of GET /call and
+ * GET /calls, the statuses calls end with, the Date header, the form of timestamps, and a proxy's HTML
+ * error pages. The nodes' suites use these switches.
  */
 import { allCalls, createAgent, endCall, getCall } from '../support/api.cts';
 import { startTestSandbox, useSandbox } from '../support/sandbox.cts';
@@ -138,6 +139,75 @@ describe('proxy errors', () => {
 	});
 });
 
+describe('odd answers of GET /call and GET /calls', () => {
+	/** The raw answer: status, content type and text, whatever the text is. */
+	async function raw(path: string) {
+		const response = await fetch(`${sandbox.baseUrl}${path}`, {
+			headers: { authorization: `Bearer ${sandbox.apiKey}` },
+		});
+		return {
+			status: response.status,
+			type: response.headers.get('content-type'),
+			text: await response.text(),
+		};
+	}
+
+	async function oneCall() {
+		const agent = await createAgent(sandbox);
+		const placed = await sandbox.api('POST', '/call', {
+			body: { from: agent.phone_number, to: '+14155550123' },
+		});
+		return placed.body as { id: string; status: string };
+	}
+
+	test.each([
+		['null', (call: any) => expect(JSON.parse(call.text)).toBeNull()],
+		[
+			'array',
+			(call: any) =>
+				expect(JSON.parse(call.text)).toEqual([expect.objectContaining({ id: call.id })]),
+		],
+		['html', (call: any) => expect(call.type).toBe('text/html')],
+		['truncated', (call: any) => expect(() => JSON.parse(call.text)).toThrow(SyntaxError)],
+		['missing_fields', (call: any) => expect(JSON.parse(call.text)).not.toHaveProperty('status')],
+		['mistyped_fields', (call: any) => expect(typeof JSON.parse(call.text).id).toBe('number')],
+	])('call_answer %s: GET /call answers 200 with it', async (odd, check) => {
+		const placed = await oneCall();
+		await variants({ call_answer: odd });
+		const answer = await raw(`/call?id=${placed.id}`);
+		expect(answer.status).toBe(200);
+		check({ ...answer, id: placed.id });
+		// A call that does not exist is still a 404: only answers with the call change.
+		expect((await raw('/call?id=call_none')).status).toBe(404);
+	});
+
+	test.each([
+		['null', (text: string) => expect(JSON.parse(text)).toBeNull()],
+		['array', (text: string) => expect(Array.isArray(JSON.parse(text))).toBe(true)],
+		['truncated', (text: string) => expect(() => JSON.parse(text)).toThrow(SyntaxError)],
+		['missing_fields', (text: string) => expect(JSON.parse(text)).not.toHaveProperty('calls')],
+		[
+			'mistyped_fields',
+			(text: string) => expect(Array.isArray(JSON.parse(text).calls)).toBe(false),
+		],
+	])('calls_answer %s: GET /calls answers 200 with it', async (odd, check) => {
+		await oneCall();
+		await variants({ calls_answer: odd });
+		const answer = await raw('/calls');
+		expect(answer.status).toBe(200);
+		check(answer.text);
+	});
+
+	test('every n-th answer, and only so many times; other routes answer as usual', async () => {
+		const placed = await oneCall();
+		await variants({ call_answer: 'null', odd_answers_every: 2, odd_answers_times: 2 });
+		const texts: string[] = [];
+		for (let read = 0; read < 6; read++) texts.push((await raw(`/call?id=${placed.id}`)).text);
+		expect(texts.map((text) => text === 'null')).toEqual([true, false, true, false, false, false]);
+		expect(Array.isArray(JSON.parse((await raw('/calls')).text).calls)).toBe(true);
+	});
+});
+
 describe('control', () => {
 	test('GET shows the variants in force; unknown or wrong ones are refused; reset restores the start ones', async () => {
 		expect((await sandbox.control('GET', '/variants')).body).toEqual({});
@@ -147,6 +217,8 @@ describe('control', () => {
 		expect((await variants({ shape: 'x' })).status).toBe(400);
 		expect((await variants({ end_statuses: [] })).status).toBe(400);
 		expect((await variants({ timestamps: 'unix' })).body.message).toMatch(/^timestamps must be/);
+		expect((await variants({ call_answer: 'xml' })).body.message).toMatch(/^call_answer must be/);
+		expect((await variants({ odd_answers_every: 0 })).status).toBe(400);
 		await sandbox.reset();
 		expect((await sandbox.control('GET', '/variants')).body).toEqual({});
 	});

@@ -16,6 +16,7 @@ import {
 } from '../transport/pagination';
 import { voiceAgentApiRequest } from '../transport/request';
 import { isLive } from '../callStatus';
+import { dataProblemError } from '../errors';
 import { isPlainObject } from '../validation';
 import type { Call, CallSummary } from '../types';
 
@@ -34,10 +35,53 @@ function callsList(filter: CallFilter) {
 	return { path: '/calls', itemsKey: 'calls', qs };
 }
 
-/** A call in full: transcript, duration and end time once it has ended. */
-export async function getCall(context: VoiceAgentContext, id: string, options?: RequestOptions) {
+/**
+ * A call in full: transcript, duration and end time once it has ended. A 200 whose body is not that call
+ * (`null`, an array, a page of HTML, JSON cut short, no `id` or another one, a status that is not text) is
+ * an error: nothing downstream can mistake it for a call, drop it, or wait on it forever.
+ */
+export async function getCall(
+	context: VoiceAgentContext,
+	id: string,
+	options?: RequestOptions,
+): Promise<Call> {
 	const request = { method: 'GET', path: '/call', qs: { id }, notFound: callNotFound(id) } as const;
-	return await voiceAgentApiRequest<Call>(context, { ...request, idempotent: true }, options);
+	const answer = await voiceAgentApiRequest<unknown>(
+		context,
+		{ ...request, idempotent: true },
+		options,
+	);
+	if (isCallWithId(answer, id)) return answer;
+	throw dataProblemError(
+		context.getNode(),
+		{
+			message: `GET /call answered 200 without the call "${id}" (${describeAnswer(answer)})`,
+			description:
+				"The service answered, but not with the call: the answer is not used. Reading the call again later may succeed; if it keeps happening, check that the credential's Base URL is the Voice Agent API.",
+		},
+		200,
+	);
+}
+
+/** The call asked for: an object with that `id`, and a `status` that is text when it has one. */
+function isCallWithId(answer: unknown, id: string): answer is Call {
+	return (
+		isCall(answer) &&
+		answer.id === id &&
+		(answer.status === undefined || typeof answer.status === 'string')
+	);
+}
+
+/** What came instead of the call, in a few words (never its content). */
+function describeAnswer(answer: unknown): string {
+	if (answer === null || answer === undefined || answer === '') return 'an empty answer';
+	if (Array.isArray(answer)) return 'a list';
+	if (typeof answer === 'string') return 'text that is not JSON';
+	if (!isPlainObject(answer)) return `a ${typeof answer}`;
+	if (typeof answer.id !== 'string' || answer.id === '') return "an object without the call's id";
+	return answer.status === undefined || typeof answer.status === 'string'
+		? 'another call'
+		: 'a status that is not text';
 }
 
 export interface NewCall extends IDataObject {

@@ -6,16 +6,20 @@
  * stopping after an emit before the static data was saved (a crash), and restarts. Then the service
  * recovers, every call ends, and the trigger polls until it has caught up.
  *
- * End Statuses is drawn too (none, or some statuses).
+ * End Statuses is drawn too (none, or some statuses), and so are 200 answers that are not what was asked
+ * for (sandbox variants: `null`, an array, an HTML page, truncated JSON, missing or mistyped fields), of
+ * GET /call or GET /calls, every n-th answer for a while.
  *
  * Invariants: every call that ended (with a listed status) is output at least once; exactly once when no crash lost a save; no
  * call is output before it ended, and each with the status it ended with; nothing is marked as seen
  * before it was output or kept pending; a failed poll never loses a call (the first invariant, checked
- * after every kind of failure).
+ * after every kind of failure); a poll never ends quietly with a call pending that had ended before it
+ * began: it outputs something, or n8n is told why (fails visibly).
  */
 import fc from 'fast-check';
 import type { IDataObject } from 'n8n-workflow';
 
+import type { OddAnswer } from '../../../sandbox/variants.js';
 import { allCalls, endCall } from '../../support/api.cts';
 import { ids } from '../../support/fixtures.cts';
 import { propertyParameters, propertyTimeout } from '../../support/properties.cts';
@@ -47,6 +51,13 @@ type Step =
 			times: number;
 	  }
 	| { kind: 'outage'; times: number }
+	| {
+			kind: 'odd';
+			route: 'GET /call' | 'GET /calls';
+			answer: Exclude<OddAnswer, 'normal'>;
+			every: number;
+			times: number;
+	  }
 	| { kind: 'poll' }
 	| { kind: 'skip' }
 	| { kind: 'crash' }
@@ -87,6 +98,23 @@ const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
 			times: fc.integer({ min: 1, max: 8 }),
 		}),
 	},
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant('odd' as const),
+			route: fc.constantFrom('GET /call' as const, 'GET /calls' as const),
+			answer: fc.constantFrom<Exclude<OddAnswer, 'normal'>>(
+				'null',
+				'array',
+				'html',
+				'truncated',
+				'missing_fields',
+				'mistyped_fields',
+			),
+			every: fc.integer({ min: 1, max: 3 }),
+			times: fc.integer({ min: 1, max: 40 }),
+		}),
+	},
 	{ weight: 6, arbitrary: fc.constant({ kind: 'poll' as const }) },
 	{ weight: 1, arbitrary: fc.constant({ kind: 'skip' as const }) },
 	{ weight: 1, arbitrary: fc.constant({ kind: 'crash' as const }) },
@@ -112,11 +140,17 @@ interface RunRecord {
 	crashed: boolean;
 }
 
-/** The newest `count` calls, read by the test past the faults in force (which stay for the trigger). */
+/**
+ * The newest `count` calls, read by the test past the faults and odd answers in force (which stay for the
+ * trigger; the odd answers count again from here).
+ */
 async function newestCalls(count: number): Promise<string[]> {
 	const { body: faults } = await sandbox.control('GET', '/faults');
+	const { body: variants } = await sandbox.control('GET', '/variants');
 	await sandbox.faults({});
+	await sandbox.variants({ end_statuses: variants.end_statuses });
 	const newest = ids((await allCalls(sandbox)).slice(0, count));
+	await sandbox.variants(variants);
 	const { times_remaining: left, ...settings } = faults ?? {};
 	if (Object.keys(settings).length > 0 && left !== 0)
 		await sandbox.faults(left === undefined ? settings : { ...settings, times: left });
@@ -157,6 +191,13 @@ async function runScenario(scenario: Scenario): Promise<void> {
 		crashed: false,
 	};
 	const live: string[] = [];
+	/** Calls known to have ended: the history's that had, and those the test ended. */
+	const ended = new Set(
+		(await allCalls(sandbox))
+			.filter((call) => call.status !== 'in_progress')
+			.map((call) => call.id as string),
+	);
+	const quiet: string[] = [];
 	const trigger = await start({
 		options: {
 			startFrom: scenario.startFrom,
@@ -182,9 +223,21 @@ async function runScenario(scenario: Scenario): Promise<void> {
 			}
 			case 'end': {
 				const count = Math.ceil(live.length * step.fraction);
-				for (const id of live.splice(0, count)) await endCall(sandbox, id, step.status);
+				for (const id of live.splice(0, count)) {
+					await endCall(sandbox, id, step.status);
+					ended.add(id);
+				}
 				break;
 			}
+			case 'odd':
+				// Replaces the odd answers in force (the end statuses stay).
+				await sandbox.variants({
+					end_statuses: scenario.endStatuses,
+					[step.route === 'GET /call' ? 'call_answer' : 'calls_answer']: step.answer,
+					odd_answers_every: step.every,
+					odd_answers_times: step.times,
+				});
+				break;
 			case 'fault':
 				await sandbox.faults({
 					match: step.route,
@@ -202,6 +255,9 @@ async function runScenario(scenario: Scenario): Promise<void> {
 			case 'restart': {
 				const before = published ? trigger.savedNodeData : beforeLastPoll;
 				const executions = trigger.executions.length;
+				const errors = trigger.pollErrors.length;
+				const wasPublished = published;
+				const endedBefore = new Set(ended);
 				if (step.kind === 'restart' && published) {
 					try {
 						await trigger.restart();
@@ -213,6 +269,15 @@ async function runScenario(scenario: Scenario): Promise<void> {
 				beforeLastPoll = before;
 				lastPollEmitted = trigger.executions.length > executions;
 				if (published) for (const id of notKept(trigger, record)) dropped.add(id);
+				// A poll that output nothing and reported nothing left no call pending that had ended.
+				const silent =
+					wasPublished &&
+					published &&
+					step.kind === 'poll' &&
+					!lastPollEmitted &&
+					trigger.pollErrors.length === errors;
+				if (silent)
+					quiet.push(...(trigger.state?.pending ?? []).filter((id) => endedBefore.has(id)));
 				break;
 			}
 			case 'crash':
@@ -232,6 +297,7 @@ async function runScenario(scenario: Scenario): Promise<void> {
 
 	// The service recovers and every call ends; the trigger polls until it has caught up.
 	await sandbox.faults({});
+	await sandbox.variants({ end_statuses: scenario.endStatuses });
 	for (const id of live.splice(0)) await endCall(sandbox, id, 'completed');
 	await new Promise((resolve) => setTimeout(resolve, 20));
 	published = await ensurePublished(trigger, published);
@@ -250,6 +316,8 @@ async function runScenario(scenario: Scenario): Promise<void> {
 	expect([...new Set(emitted)].sort()).toEqual(expected.sort());
 	// Nothing was marked as taken before it was output or kept, except calls End Statuses leaves out.
 	expect([...dropped].filter(wanted)).toEqual([]);
+	// No poll kept an ended call back without telling n8n.
+	expect(quiet).toEqual([]);
 	// Exactly once when every emit was saved.
 	if (!record.crashed) expect(emitted).toHaveLength(new Set(emitted).size);
 	// Never before it ended: with the status it ended with, as the service gave it.

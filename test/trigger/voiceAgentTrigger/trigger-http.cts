@@ -122,8 +122,16 @@ export function expressPair(
 		get headersSent() {
 			return response.headersSent;
 		},
+		get writableEnded() {
+			return response.writableEnded;
+		},
+		get destroyed() {
+			return response.destroyed;
+		},
 	};
+	// Express's request is node's IncomingMessage: its socket tells whether the sender still waits.
 	const expressRequest = {
+		socket: request.socket,
 		method: request.method,
 		url: request.url,
 		path: url.pathname,

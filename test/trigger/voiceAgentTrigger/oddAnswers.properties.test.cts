@@ -1,0 +1,178 @@
+/**
+ * The Voice Agent Trigger with Include Call Details when the service's answers to GET /call are odd, as
+ * invariants over drawn histories: batches of deliveries of a few call_ended events (the same event twice
+ * at once, too), while GET /call answers normally, answers 200 with something that is not the call
+ * (sandbox variants: `null`, an array, an HTML page, truncated JSON, missing or mistyped fields; every
+ * n-th answer), or fails (403, 500). Real: the trigger in n8n-core's WebhookContext, over HTTP (./trigger.cts).
+ *
+ * Invariants:
+ * - every delivery is handled (200: a run with the call's details, or a repeat of a handled event),
+ *   refused with a status the service delivers again after (503; 409 only while another delivery of the
+ *   same event is under way), or fails visibly (500, a failed execution n8n shows);
+ * - no event stays in flight after its deliveries end: once the service answers properly, the next
+ *   delivery of each event is handled, and every event ends with exactly one successful run.
+ */
+import fc from 'fast-check';
+
+import type { OddAnswer } from '../../../sandbox/variants.js';
+import { createAgent, getAgent, getCall, placeCall } from '../../support/api.cts';
+import { propertyParameters, propertyTimeout } from '../../support/properties.cts';
+import { useSandbox } from '../../support/sandbox.cts';
+import { post, useTriggers, type ResponseMode } from './trigger.cts';
+
+const sandbox = useSandbox({ callDurationMs: 3_600_000 });
+const triggers = useTriggers(sandbox);
+
+const RUNS = 30;
+const EVENTS = 3;
+
+type Step =
+	| { kind: 'answers'; answer: OddAnswer; every: number }
+	| { kind: 'fault'; status: 403 | 500; times: number }
+	| { kind: 'deliver'; events: number[] };
+
+const stepArbitrary: fc.Arbitrary<Step> = fc.oneof(
+	{
+		weight: 2,
+		arbitrary: fc.record({
+			kind: fc.constant('answers' as const),
+			answer: fc.constantFrom<OddAnswer>(
+				'normal',
+				'null',
+				'array',
+				'html',
+				'truncated',
+				'missing_fields',
+				'mistyped_fields',
+			),
+			every: fc.integer({ min: 1, max: 3 }),
+		}),
+	},
+	{
+		weight: 1,
+		arbitrary: fc.record({
+			kind: fc.constant('fault' as const),
+			status: fc.constantFrom<403 | 500>(403, 500),
+			times: fc.integer({ min: 1, max: 3 }),
+		}),
+	},
+	{
+		weight: 4,
+		arbitrary: fc.record({
+			kind: fc.constant('deliver' as const),
+			events: fc.array(fc.nat(EVENTS - 1), { minLength: 1, maxLength: 3 }),
+		}),
+	},
+);
+
+const historyArbitrary = fc.record({
+	mode: fc.constantFrom<ResponseMode>('onReceived', 'lastNode'),
+	steps: fc.array(stepArbitrary, { minLength: 1, maxLength: 12 }),
+});
+
+type History = typeof historyArbitrary extends fc.Arbitrary<infer T> ? T : never;
+
+describe('Include Call Details under odd answers of GET /call, over drawn histories', () => {
+	test(
+		'every delivery is handled, refused with a status the service retries, or fails visibly; no event stays in flight',
+		async () => {
+			const agent = await createAgent(sandbox, { name: 'Orders' });
+			const harnesses = new Map<ResponseMode, Awaited<ReturnType<typeof triggers.start>>>();
+			for (const responseMode of ['onReceived', 'lastNode'] as const) {
+				harnesses.set(
+					responseMode,
+					await triggers.start(
+						agent.id,
+						{ responseMode, events: ['call_ended'], options: { includeCallDetails: true } },
+						{ workflowAnswer: () => ({ done: true }) },
+					),
+				);
+			}
+			let active: ResponseMode | undefined;
+			let history = 0;
+
+			const check = async (drawn: History) => {
+				history++;
+				const trigger = harnesses.get(drawn.mode)!;
+				if (active !== drawn.mode) {
+					if (active) await harnesses.get(active)!.deactivate();
+					await trigger.activate();
+					active = drawn.mode;
+				}
+				await sandbox.variants({});
+				await sandbox.faults({});
+				const url: string = (await getAgent(sandbox, agent.id)).webhook;
+				const calls: Array<{ id: string }> = [];
+				for (let event = 0; event < EVENTS; event++) calls.push(await placeCall(sandbox, agent));
+				const bodies = calls.map((call) =>
+					JSON.stringify({
+						event_type: 'call_ended',
+						call_id: call.id,
+						timestamp: `2026-11-26T10:00:0${history % 10}.000Z`,
+						data: { agent_id: agent.id },
+					}),
+				);
+				const executionsAt = trigger.executions.length;
+				const runsOf = (event: number) =>
+					trigger.executions
+						.slice(executionsAt)
+						.filter((execution) => !execution.failed)
+						.filter((execution) => execution.items[0].call_id === calls[event].id);
+				const handled = Array<boolean>(EVENTS).fill(false);
+				const accepted = (mode: ResponseMode) =>
+					mode === 'onReceived' ? { received: true } : { done: true };
+
+				const deliverAll = async (events: number[]) => {
+					const answers = await Promise.all(events.map((event) => post(url, bodies[event])));
+					answers.forEach((answer, index) => {
+						const event = events[index];
+						const alongside = events.filter((other) => other === event).length;
+						if (answer.status === 200) {
+							const repeat = { received: true, duplicate: true };
+							expect([accepted(drawn.mode), repeat]).toContainEqual(answer.body);
+							if (JSON.stringify(answer.body) !== JSON.stringify(repeat)) handled[event] = true;
+							else expect(handled[event]).toBe(true);
+						} else if (answer.status === 409) {
+							// Only while another delivery of the same event was under way.
+							expect(alongside).toBeGreaterThan(1);
+						} else expect([500, 503]).toContain(answer.status);
+					});
+					for (let event = 0; event < EVENTS; event++)
+						expect(runsOf(event)).toHaveLength(handled[event] ? 1 : 0);
+				};
+
+				for (const step of drawn.steps) {
+					if (step.kind === 'answers')
+						await sandbox.variants({ call_answer: step.answer, odd_answers_every: step.every });
+					else if (step.kind === 'fault')
+						await sandbox.faults({
+							match: 'GET /call',
+							error_rate: 1,
+							status: step.status,
+							times: step.times,
+						});
+					else await deliverAll(step.events);
+				}
+
+				// The service answers properly again: each event's next delivery is handled.
+				await sandbox.variants({});
+				await sandbox.faults({});
+				for (let event = 0; event < EVENTS; event++) {
+					const answer = await post(url, bodies[event]);
+					expect(answer.status).toBe(200);
+					handled[event] = true;
+				}
+				for (let event = 0; event < EVENTS; event++) {
+					const runs = runsOf(event);
+					expect(runs).toHaveLength(1);
+					expect(runs[0].items[0].call).toEqual(await getCall(sandbox, calls[event].id));
+				}
+				// No failed execution: nothing the service answered made webhook() throw.
+				expect(trigger.executions.slice(executionsAt).filter((run) => run.failed)).toEqual([]);
+			};
+
+			await fc.assert(fc.asyncProperty(historyArbitrary, check), propertyParameters(RUNS));
+		},
+		propertyTimeout(RUNS, 1_500),
+	);
+});
