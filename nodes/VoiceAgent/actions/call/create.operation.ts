@@ -142,7 +142,11 @@ async function prepareCall(
 	validate.requestBody(body, CALL_FIELDS);
 	return {
 		body,
-		agent: `${request.from.mode}:${String(request.from.value)}`,
+		caller: {
+			...(agentId ? { agentId } : {}),
+			from: fromNumber,
+			picker: `${request.from.mode}:${String(request.from.value)}`,
+		},
 		filter: agentId ? { clientNumber: request.to, agentId } : { clientNumber: request.to },
 		itemIndex,
 		maxCalls: request.maxCalls,

@@ -9,10 +9,14 @@ import {
 	advance,
 	claimSlot,
 	ledgerOf,
+	recordCaller,
+	recordFound,
 	runIndexOf,
+	sameCaller,
 	slotOf,
 	type CallLedger,
 	type CallRecord,
+	type Caller,
 } from './callLedger';
 import { deferralOf, type ItemHours } from './callingHours/option';
 import { flightOf, startFlight, type Flight } from './flights';
@@ -22,8 +26,8 @@ import { attemptPlacedAlready, recentlyCalled, type SkippedCall } from './skipRe
 /** One item's call, its input checked and its agent resolved. */
 export interface ItemCall {
 	body: NewCall;
-	/** How the item named the agent (picker mode and value): a changed From is another call. */
-	agent: string;
+	/** Who places the call: another agent (or number to call from) is another call. */
+	caller: Caller;
 	/** The agent's calls to the number. */
 	filter: CallFilter;
 	itemIndex: number;
@@ -73,8 +77,14 @@ async function placedBefore(
 	record: CallRecord,
 ): Promise<Call | SkippedCall> {
 	const call = await getCall(context, record.callId as string);
+	// A call found as this attempt's own stays its own on every re-run: its end is the attempt's outcome.
 	if (record.state === 'skipped')
-		return { ...call, skipped: true, skipReason: record.why as string };
+		return {
+			...call,
+			skipped: true,
+			skipReason: record.why as string,
+			...(record.own === true ? { ownAttempt: true as const } : {}),
+		};
 	if (record.executionId !== context.getExecutionId()) {
 		const skipReason = `Execution ${record.executionId}, which this execution retries, placed this call already, so it was not placed again`;
 		return { ...call, skipped: true, skipReason, ownAttempt: true };
@@ -106,7 +116,7 @@ function earlierRecord(
 	const sameCall =
 		record?.to === item.body.to &&
 		(record.attempt ?? 1) === item.attempt &&
-		(record.agent === '' || record.agent === item.agent || runsAsTool(context));
+		(runsAsTool(context) || sameCaller(record, item.caller));
 	if (!record || !sameCall) return undefined;
 	const flight = flightOf(ledger, slot);
 	if (flight) return { wait: flight };
@@ -134,7 +144,7 @@ export async function placeOnce(
 	// One call per number and node run while the window is on: a later item waits for the first one.
 	const numberKey =
 		item.windowMinutes > 0 && !runsAsTool(context)
-			? `${runIndexOf(context)}|${item.agent}>${item.body.to}`
+			? `${runIndexOf(context)}|${item.caller.from}>${item.body.to}`
 			: undefined;
 	// Every check below reads the ledger and ends in an await only to look again from the top: from the
 	// top of the loop to the claim nothing awaits, so the checks and the claim are one step.
@@ -158,7 +168,7 @@ export async function placeOnce(
 		if (deferred) throw deferred;
 		checkCallLimit(ledger, validate, item.maxCalls, item.body.to);
 		const record: CallRecord = {
-			agent: item.agent,
+			...recordCaller(item.caller),
 			to: item.body.to,
 			state: 'claimed',
 			executionId: context.getExecutionId(),
@@ -179,8 +189,7 @@ export async function placeOnce(
 					: await recentlyCalled(context, item.filter, item.windowMinutes);
 			const recent = await recheck();
 			if (recent) {
-				advance(record, 'skipped', recent.id);
-				record.why = recent.skipReason;
+				recordFound(record, recent);
 				flight.land(recent);
 				return recent;
 			}
@@ -210,7 +219,7 @@ async function sameNumberOutcome(
 	const { call, record: firstRecord, itemIndex } = await first.settled;
 	if (firstRecord.state === 'notSent') return undefined;
 	const base = {
-		agent: item.agent,
+		...recordCaller(item.caller),
 		to: item.body.to,
 		executionId: context.getExecutionId(),
 		...(item.attempt > 1 ? { attempt: item.attempt } : {}),

@@ -113,8 +113,8 @@ export async function recentlyCalled(
  * For attempt 2 and later, the skip window is replaced by the lead's own record of its last call: the
  * attempt is placed only while that call is the newest to the number and has ended, so a due next attempt
  * is never mistaken for a re-run, however long ago the last one was. A newer call means the number was
- * called since: nothing is placed. With this item's context it is the attempt's own, placed by a run whose
- * outcome never reached the lead (`ownAttempt`).
+ * called since: nothing is placed. With this item's context (not empty) it is the attempt's own, placed by
+ * a run whose outcome never reached the lead (`ownAttempt`).
  */
 export async function attemptPlacedAlready(
 	context: IExecuteFunctions,
@@ -134,6 +134,10 @@ export async function attemptPlacedAlready(
 	if (!skipReason) return undefined;
 	const found = await getCall(context, call.id);
 	// A newer call with this item's context is this attempt's own, placed by a run whose outcome was lost.
-	const own = call.id !== previousCallId && (found.context ?? '') === item.callContext;
+	// An empty Context is no evidence: any other call without one (a manual call, another workflow's) has it.
+	const own =
+		call.id !== previousCallId &&
+		item.callContext !== '' &&
+		(found.context ?? '') === item.callContext;
 	return { ...found, skipped: true, skipReason, ...(own ? { ownAttempt: true as const } : {}) };
 }
