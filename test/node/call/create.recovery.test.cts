@@ -168,7 +168,7 @@ describe('Call: Create never places a call twice', () => {
 			const proxy = await startInterceptingProxy(sandbox.origin, (route, earlier) => {
 				if (route !== 'POST /call' || postsOf(earlier) > 0) return undefined;
 				answered();
-				return refusal(30);
+				return refusal(4);
 			});
 			try {
 				const options = {
@@ -177,7 +177,7 @@ describe('Call: Create never places a call twice', () => {
 					input: [{ agent: agent.id, to: '+14155550123' }],
 					typeVersion: 1.3,
 				};
-				// Stopped a second into the 30 s the service asked to wait: long after its 429 came back.
+				// Stopped a second into the 4 s the service asked to wait: long after its 429 came back.
 				const stopped = await runNode({
 					...options,
 					executionId: '401',
