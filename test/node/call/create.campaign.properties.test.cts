@@ -7,18 +7,21 @@
  * as the example workflow does: the due leads go in, each outcome is written back, and some writes are
  * lost (n8n stopped between the call and the write). It also draws each lead's Context (empty or its own),
  * From's picker mode for each execution (a *Retry execution* may use another one), a lead that fails first
- * so that n8n runs the node again (On Error → Continue with Retry On Fail), and a workflow stopped while
- * a POST /call answered 429 waits for its Retry-After. fast-check's scheduler orders requests and answers.
+ * so that n8n runs the node again (On Error → Continue with Retry On Fail), leads that come in at a later
+ * attempt, another workflow's call to a lead's number (no Context) before a pass, and a workflow stopped
+ * while a POST /call answered 429 waits for its Retry-After. fast-check's scheduler orders requests and answers.
  * After every campaign:
  *
  * - no call was started outside its lead's window (by the service's clock, checked here with Intl);
  * - no attempt was placed twice: a lead has at most one call per attempt it was fed, and at most Attempts;
- * - every lead fed to a pass has exactly one output, paired with it, with an outcome;
+ * - every lead fed to a pass has exactly one output, paired with it, with an outcome; an outcome with a
+ *   call is the lead's own call, never another workflow's;
  * - a deferred lead was not dialled, and its next_call_at lies inside its window, after the pass;
  * - retry_due comes only with attempts left, and names the next attempt;
  * - a lead with attempts left is never closed: an ended failure has no attempt left, and `skipped` comes
  *   only for an attempt fed again after its outcome was lost, when no Context can tell its own call (attempt
- *   1, guarded by the skip window, or an empty Context), never after a re-run of n8n;
+ *   1, guarded by the skip window, or an empty Context) or after another workflow called the number, never
+ *   after a re-run of n8n;
  * - no lead is "may have been placed" unless a POST /call for it got something other than a 4xx (a 429
  *   followed by a stop placed nothing).
  */
@@ -173,6 +176,8 @@ const campaign = fc.record({
 			jumpMinutes: fc.constantFrom(0, 31, 600, 1_440),
 			lostWrites: fc.boolean(),
 			picker: fc.constantFrom(...PICKERS),
+			// Before the pass, the agent calls the first due lead's number without a Context (another workflow).
+			foreignCall: fc.boolean(),
 		}),
 		{ minLength: 2, maxLength: 3 },
 	),
@@ -182,7 +187,10 @@ const campaign = fc.record({
 	tries: fc.integer({ min: 1, max: 2 }),
 	continueOnFail: fc.boolean(),
 	// With On Error → Continue: a first lead that fails, so Retry On Fail runs the node again.
-	blocker: fc.boolean(),
+	blocker: fc.oneof(
+		{ weight: 3, arbitrary: fc.constant(true) },
+		{ weight: 1, arbitrary: fc.constant(false) },
+	),
 	retryExecution: fc.boolean(),
 	retryPicker: fc.constantFrom(...PICKERS),
 	scheduler: fc.scheduler(),
@@ -314,14 +322,18 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 						outcome: '',
 						next_call_at: '',
 					}));
-					// The previous attempt's call of a lead that comes in at a later attempt: not the node's.
+					// The previous attempt's call of a lead that comes in at a later attempt, and calls of
+					// another workflow: not the node's.
 					const previous = new Set<string>();
-					for (const lead of attempt > 1 ? store : []) {
-						const call = await placeCall(sandbox, agent, { to: lead.phone, context: lead.context });
+					const calledByOthers = new Set<string>();
+					const placedByOthers = async (lead: Lead, context: string) => {
+						const call = await placeCall(sandbox, agent, { to: lead.phone, context });
 						previous.add(call.id);
-						lead.call_id = call.id;
 						while ((await getCall(sandbox, call.id)).status === 'in_progress') await sleep(50);
-					}
+						return call.id;
+					};
+					for (const lead of attempt > 1 ? store : [])
+						lead.call_id = await placedByOthers(lead, lead.context);
 					const fed = new Map<string, Set<number>>(store.map((lead) => [lead.phone, new Set()]));
 					// The attempts of each lead fed to a pass whose outcome never reached the store.
 					const lost = new Map<string, Set<number>>(store.map((lead) => [lead.phone, new Set()]));
@@ -332,6 +344,10 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 						const now = Date.now();
 						const due = store.filter((lead) => isDue(lead, now));
 						if (due.length > 0) {
+							if (pass.foreignCall) {
+								await placedByOthers(due[0], '');
+								calledByOthers.add(due[0].phone);
+							}
 							const leads = due.map((lead) => ({ ...lead }));
 							const input = blocked ? [{ ...leads[0], ...BLOCKER }, ...leads] : leads;
 							const lostBefore = new Map([...lost].map(([phone, set]) => [phone, new Set(set)]));
@@ -409,7 +425,13 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 									// A lead with attempts left is never closed.
 									if (json.outcome === 'ended' && json.status !== 'completed')
 										expect(json.attempt).toBe(scenario.attempts);
-									if (json.outcome === 'skipped') {
+									// An outcome is the end of the lead's own call, never another workflow's.
+									if (['placed', 'ended', 'retry_due'].includes(String(json.outcome)))
+										expect({ call: json.id, others: previous.has(String(json.id)) }).toEqual({
+											call: json.id,
+											others: false,
+										});
+									if (json.outcome === 'skipped' && !calledByOthers.has(lead.phone)) {
 										const lostAttempt = lostBefore.get(lead.phone)?.has(lead.attempt) === true;
 										const noOwnCall = lead.attempt === 1 || lead.context === '';
 										expect({
