@@ -10,9 +10,9 @@ import {
 	callsCounted,
 	claimSlot,
 	ledgerOf,
-	sameCaller,
 	type CallRecord,
 } from '../../../nodes/VoiceAgent/actions/call/callLedger';
+import { sameCaller } from '../../../nodes/VoiceAgent/actions/call/caller';
 import { checkCallLimit } from '../../../nodes/VoiceAgent/actions/call/maxCallsPerRun';
 import { InputValidator } from '../../../nodes/shared/validation';
 import { contextWith, node } from './stubContext.cts';

@@ -146,51 +146,6 @@ export function slotOf(context: IExecuteFunctions, itemIndex: number, to: string
 	return `${runIndexOf(context)}:${itemIndex}`;
 }
 
-/** Who places an item's call, whichever way From names the agent. */
-export interface Caller {
-	/** The agent's ID; undefined when From gives a phone number. */
-	agentId?: string;
-	/** The number the call is placed from. */
-	from: string;
-	/** From's picker as `mode:value`: only to read records saved before `from` was kept. */
-	picker: string;
-}
-
-/** The caller as a record keeps it: the agent's ID ('' for a phone number) and the number it calls from. */
-export function recordCaller(caller: Caller): Pick<CallRecord, 'agent' | 'from'> {
-	return { agent: caller.agentId ?? '', from: caller.from };
-}
-
-/**
- * Whether the record's call was placed by the item's caller. The picker's mode never decides it: an agent
- * picked from the list, given by ID, by name or by its phone number is the same caller. Records saved
- * before `from` was kept name the picker: by ID or from the list they name the agent, by phone number
- * the number; by name only the same name is known to be the same agent.
- */
-export function sameCaller(record: CallRecord, caller: Caller): boolean {
-	if (record.from !== undefined)
-		return record.from === caller.from || (record.agent !== '' && record.agent === caller.agentId);
-	if (record.agent === '' || record.agent === caller.picker) return true;
-	const colon = record.agent.indexOf(':');
-	const mode = record.agent.slice(0, colon);
-	const value = record.agent.slice(colon + 1);
-	if (mode === 'phoneNumber') return value === caller.from;
-	return (mode === 'list' || mode === 'id') && value === caller.agentId;
-}
-
-/**
- * Notes the call found instead of placing one: the number was called already, or (`ownAttempt`) this
- * very attempt's call was found, which every later re-run must give back as the attempt's own.
- */
-export function recordFound(
-	record: CallRecord,
-	found: { id: string; skipReason: string; ownAttempt?: boolean },
-): void {
-	advance(record, 'skipped', found.id);
-	record.why = found.skipReason;
-	if (found.ownAttempt === true) record.own = true;
-}
-
 /** Moves a record forward; a step back is a bug in the node, never something the service did. */
 export function advance(record: CallRecord, state: CallState, callId?: string): void {
 	if (record.state === state && callId === undefined) return;

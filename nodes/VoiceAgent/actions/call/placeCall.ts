@@ -13,9 +13,9 @@ import type { BodyRequestOptions, RequestObserver } from '../../../shared/transp
 import { oncePerRun } from '../../../shared/runCache';
 import type { Call } from '../../../shared/types';
 import { isPlainObject } from '../../../shared/validation';
-import { advance, recordFound, type CallRecord } from './callLedger';
+import { advance, type CallRecord } from './callLedger';
 import { CallDeferred, deferralOf, type ItemHours } from './callingHours/option';
-import { CallFoundMeanwhile, type SkippedCall } from './skipRecentlyCalled';
+import { CallFoundMeanwhile, recordFound, type SkippedCall } from './skipRecentlyCalled';
 
 /** What POST /call sends for an item, and what is checked before it goes out. */
 interface PlaceRequest {

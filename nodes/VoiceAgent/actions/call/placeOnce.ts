@@ -9,19 +9,21 @@ import {
 	advance,
 	claimSlot,
 	ledgerOf,
-	recordCaller,
-	recordFound,
 	runIndexOf,
-	sameCaller,
 	slotOf,
 	type CallLedger,
 	type CallRecord,
-	type Caller,
 } from './callLedger';
+import { recordCaller, sameCaller, type Caller } from './caller';
 import { deferralOf, type ItemHours } from './callingHours/option';
 import { flightOf, startFlight, type Flight } from './flights';
 import { checkCallLimit } from './maxCallsPerRun';
-import { attemptPlacedAlready, recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
+import {
+	attemptPlacedAlready,
+	recentlyCalled,
+	recordFound,
+	type SkippedCall,
+} from './skipRecentlyCalled';
 
 /** One item's call, its input checked and its agent resolved. */
 export interface ItemCall {

@@ -5,6 +5,7 @@ import { getCall, newestCall, type CallFilter } from '../../../shared/api/calls'
 import { isLive } from '../../../shared/callStatus';
 import type { Call, CallSummary } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
+import { advance, type CallRecord } from './callLedger';
 
 /** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
 const DEFAULT_WINDOW_MINUTES = 15;
@@ -140,4 +141,14 @@ export async function attemptPlacedAlready(
 		item.callContext !== '' &&
 		(found.context ?? '') === item.callContext;
 	return { ...found, skipped: true, skipReason, ...(own ? { ownAttempt: true as const } : {}) };
+}
+
+/**
+ * Notes the call found instead of placing one: the number was called already, or (`ownAttempt`) this
+ * very attempt's call was found, which every later re-run must give back as the attempt's own.
+ */
+export function recordFound(record: CallRecord, found: SkippedCall): void {
+	advance(record, 'skipped', found.id);
+	record.why = found.skipReason;
+	if (found.ownAttempt === true) record.own = true;
 }
