@@ -158,6 +158,30 @@ describe('a call that fails is called again until the attempts are used', () => 
 		expect(await posts()).toBe(2);
 	});
 
+	test("a loop that feeds attempt 2 again (its outcome not written back) gets the attempt's call, Context empty", async () => {
+		const [first] = jsonOf(await run([{ phone: FAILING }]));
+		const due = writeBack({ phone: FAILING }, first);
+		const result = await runNode({
+			parameters: create(),
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+			input: [due],
+			laterInputs: [[due]],
+			typeVersion: 1.3,
+		});
+		const passes = result.run.data.resultData.runData['Voice Agent'].map(
+			(task) => task.data?.main[0]?.[0].json,
+		);
+		expect(passes[0]).toMatchObject({ outcome: 'retry_due', attempt: 3 });
+		// This execution placed that call for attempt 2: evidence enough, without a Context.
+		expect(passes[1]).toMatchObject({
+			outcome: 'retry_due',
+			attempt: 3,
+			call_id: passes[0]?.call_id,
+			skipped: true,
+		});
+		expect(await posts()).toBe(2);
+	});
+
 	test("a newer call with another context is not this attempt's: skipped, and the lead is not dialled", async () => {
 		const [first] = jsonOf(await run([{ phone: FAILING }]));
 		const other = await runWith(

@@ -20,6 +20,7 @@ import { flightOf, startFlight, type Flight } from './flights';
 import { checkCallLimit } from './maxCallsPerRun';
 import {
 	attemptPlacedAlready,
+	placedForAttempt,
 	recentlyCalled,
 	recordFound,
 	type SkippedCall,
@@ -187,6 +188,8 @@ export async function placeOnce(
 							attempt: item.attempt,
 							previousCallId,
 							callContext: item.body.context ?? '',
+							placedHere: (callId) =>
+								placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
 						})
 					: await recentlyCalled(context, item.filter, item.windowMinutes);
 			const recent = await recheck();

@@ -5,7 +5,7 @@ import { getCall, newestCall, type CallFilter } from '../../../shared/api/calls'
 import { isLive } from '../../../shared/callStatus';
 import type { Call, CallSummary } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
-import { advance, type CallRecord } from './callLedger';
+import { advance, type CallLedger, type CallRecord } from './callLedger';
 
 /** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
 const DEFAULT_WINDOW_MINUTES = 15;
@@ -120,7 +120,13 @@ export async function recentlyCalled(
 export async function attemptPlacedAlready(
 	context: IExecuteFunctions,
 	filter: CallFilter,
-	item: { attempt: number; previousCallId: string; callContext: string },
+	item: {
+		attempt: number;
+		previousCallId: string;
+		callContext: string;
+		/** Whether this execution placed the call for this attempt (a loop's earlier pass, say). */
+		placedHere: (callId: string) => boolean;
+	},
 ): Promise<SkippedCall | undefined> {
 	const { attempt, previousCallId } = item;
 	const { call } = await newestCall(context, filter);
@@ -134,13 +140,29 @@ export async function attemptPlacedAlready(
 	}
 	if (!skipReason) return undefined;
 	const found = await getCall(context, call.id);
-	// A newer call with this item's context is this attempt's own, placed by a run whose outcome was lost.
-	// An empty Context is no evidence: any other call without one (a manual call, another workflow's) has it.
+	// A newer call is this attempt's own, placed by a run whose outcome was lost, when this execution placed
+	// it for the attempt, or when it has this item's context. An empty Context is no evidence: any other
+	// call without one (a manual call, another workflow's) has it.
 	const own =
 		call.id !== previousCallId &&
-		item.callContext !== '' &&
-		(found.context ?? '') === item.callContext;
+		(item.placedHere(call.id) ||
+			(item.callContext !== '' && (found.context ?? '') === item.callContext));
 	return { ...found, skipped: true, skipReason, ...(own ? { ownAttempt: true as const } : {}) };
+}
+
+/** Whether a record of the ledger placed the call for this attempt to this number. */
+export function placedForAttempt(
+	ledger: CallLedger,
+	callId: string,
+	{ to, attempt }: { to: string; attempt: number },
+): boolean {
+	return Object.values(ledger.records).some(
+		(record) =>
+			record.callId === callId &&
+			record.to === to &&
+			(record.attempt ?? 1) === attempt &&
+			(record.state === 'placed' || record.state === 'ended' || record.own === true),
+	);
 }
 
 /**
