@@ -15,9 +15,10 @@ const { invalid, isObject } = require('./checks');
  * @property {number} [skip] the next N matching requests pass unharmed before the fault applies (default 0)
  * @property {number} [times] only the next N matching requests get latency/error/reset; then the fault is spent
  * @property {'before' | 'after'} [when] "before": fail without acting; "after": act, then fail (ambiguous failure)
+ * @property {number} [retry_after_s] the Retry-After of an injected 429, in seconds (default 1)
  */
 
-/** @typedef {{ latencyMs: number, action: 'error' | 'reset' | null, status: number, when: 'before' | 'after' }} Fault */
+/** @typedef {{ latencyMs: number, action: 'error' | 'reset' | null, status: number, when: 'before' | 'after', retryAfterS: number }} Fault */
 
 /** @type {Record<keyof FaultSettings, (value: unknown, knownRoutes: Set<string>) => boolean>} */
 const VALID = {
@@ -30,6 +31,7 @@ const VALID = {
 	skip: (value) => Number.isInteger(value) && Number(value) >= 0,
 	times: (value) => Number.isInteger(value) && Number(value) >= 1,
 	when: (value) => value === 'before' || value === 'after',
+	retry_after_s: (value) => Number.isInteger(value) && Number(value) >= 0 && Number(value) <= 3_600,
 };
 
 const EXPECTED = {
@@ -42,6 +44,7 @@ const EXPECTED = {
 	skip: 'an integer of at least 0',
 	times: 'an integer of at least 1',
 	when: '"before" or "after"',
+	retry_after_s: 'an integer from 0 to 3600',
 };
 
 /**
@@ -139,6 +142,7 @@ class FaultInjector {
 			action: roll < resetRate ? 'reset' : roll < resetRate + errorRate ? 'error' : null,
 			status: this.settings.status ?? 500,
 			when: this.settings.when ?? 'before',
+			retryAfterS: this.settings.retry_after_s ?? 1,
 		};
 	}
 

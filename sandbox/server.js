@@ -104,7 +104,7 @@ async function handleApi(app, method, url, authorization, body) {
 	// "after": the service acts, then the client sees an error or a dropped connection (an ambiguous failure).
 	if (fault.when === 'after') await act();
 	if (fault.action === 'reset') return { reply: null, fault: 'reset' };
-	const headers = fault.status === 429 ? { 'retry-after': '1' } : undefined;
+	const headers = fault.status === 429 ? { 'retry-after': String(fault.retryAfterS) } : undefined;
 	if (fault.status >= 500 && app.variants.proxyErrors) {
 		// A proxy in front of the service answers for it, with a page of its own.
 		return {

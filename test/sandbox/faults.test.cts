@@ -85,6 +85,19 @@ describe('injected errors', () => {
 		expect(headers.get('retry-after')).toBe('1');
 		expect(body.error).toBe('Too Many Requests');
 	});
+
+	test('retry_after_s sets its Retry-After', async () => {
+		await sandbox.faults({ error_rate: 1, status: 429, times: 1, retry_after_s: 30 });
+		const { status, headers } = await sandbox.api('GET', '/agents');
+
+		expect(status).toBe(429);
+		expect(headers.get('retry-after')).toBe('30');
+		const refused = await sandbox.control('POST', '/faults', { retry_after_s: 1.5 });
+		expect(refused.status).toBe(400);
+		expect(JSON.stringify(refused.body)).toContain(
+			'retry_after_s must be an integer from 0 to 3600',
+		);
+	});
 });
 
 describe('injected socket resets', () => {

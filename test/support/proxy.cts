@@ -79,7 +79,7 @@ export async function startOneShotProxy(target: string, closeAfter: string): Pro
 /** What an intercepting proxy does with one request instead of passing it through untouched. */
 export type Interception =
 	/** Answers the request itself: the service never sees it. */
-	| { answer: { status: number; body: unknown } }
+	| { answer: { status: number; body: unknown; headers?: Record<string, string> } }
 	/** Forwards it, then passes the JSON answer through `rewrite`. */
 	| { rewrite: (body: any) => unknown };
 
@@ -92,22 +92,31 @@ export interface InterceptingProxy extends LocalServer {
  * Forwards requests to `target` except where `intercept` (given the route, the routes before it and the
  * request's URL) returns an interception: for what the sandbox never does by itself, such as failing
  * one endpoint only after another was called, listing two agents of one name, or failing one call.
+ * `intercept` may hold a request (return a promise) until another one arrived.
  */
 export async function startInterceptingProxy(
 	target: string,
-	intercept: (route: string, earlier: readonly string[], url: URL) => Interception | undefined,
+	intercept: (
+		route: string,
+		earlier: readonly string[],
+		url: URL,
+	) => Interception | undefined | Promise<Interception | undefined>,
 ): Promise<InterceptingProxy> {
 	const targetUrl = new URL(target);
 	const routes: string[] = [];
-	const server = http.createServer((request, response) => {
+	const server = http.createServer(async (request, response) => {
 		const route = routeOf(request);
 		const url = new URL(request.url ?? '/', 'http://proxy.invalid');
-		const interception = intercept(route, [...routes], url);
+		const earlier = [...routes];
 		routes.push(route);
+		const interception = await intercept(route, earlier, url);
 		if (!interception) return forward(request, response, targetUrl);
 		if ('answer' in interception) {
 			request.resume();
-			response.writeHead(interception.answer.status, { 'content-type': 'application/json' });
+			response.writeHead(interception.answer.status, {
+				...interception.answer.headers,
+				'content-type': 'application/json',
+			});
 			response.end(JSON.stringify(interception.answer.body));
 			return;
 		}

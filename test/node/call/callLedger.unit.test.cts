@@ -12,6 +12,7 @@ import {
 	ledgerOf,
 	type CallRecord,
 } from '../../../nodes/VoiceAgent/actions/call/callLedger';
+import { sameCaller } from '../../../nodes/VoiceAgent/actions/call/caller';
 import { checkCallLimit } from '../../../nodes/VoiceAgent/actions/call/maxCallsPerRun';
 import { InputValidator } from '../../../nodes/shared/validation';
 import { contextWith, node } from './stubContext.cts';
@@ -128,5 +129,79 @@ describe('where the ledger lives', () => {
 		const context = contextWith(undefined);
 		expect(ledgerOf(context)).toBe(ledgerOf(context));
 		expect(ledgerOf(contextWith(undefined))).not.toBe(ledgerOf(context));
+	});
+});
+
+describe("the same caller, whichever way From's picker names the agent", () => {
+	const caller = (picker: string, agentId?: string) => ({
+		...(agentId ? { agentId } : {}),
+		from: '+14155550100',
+		picker,
+	});
+	const saved = (fields: Partial<CallRecord>): CallRecord => ({ ...record('placed'), ...fields });
+
+	test.each([
+		[
+			'the same agent by another mode',
+			saved({ agent: 'agt_1', from: '+14155550100' }),
+			caller('name:Front Desk', 'agt_1'),
+			true,
+		],
+		[
+			'the same number by phone number',
+			saved({ agent: 'agt_1', from: '+14155550100' }),
+			caller('phoneNumber:+14155550100'),
+			true,
+		],
+		[
+			'another agent and number',
+			saved({ agent: 'agt_2', from: '+14155550199' }),
+			caller('id:agt_1', 'agt_1'),
+			false,
+		],
+		[
+			'saved before the ledger (any agent)',
+			saved({ agent: '' }),
+			caller('id:agt_9', 'agt_9'),
+			true,
+		],
+		[
+			'saved from the list, now by ID',
+			saved({ agent: 'list:agt_1' }),
+			caller('id:agt_1', 'agt_1'),
+			true,
+		],
+		[
+			'saved by ID, now by name',
+			saved({ agent: 'id:agt_1' }),
+			caller('name:Front Desk', 'agt_1'),
+			true,
+		],
+		[
+			'saved by phone number, now from the list',
+			saved({ agent: 'phoneNumber:+14155550100' }),
+			caller('list:agt_1', 'agt_1'),
+			true,
+		],
+		[
+			'saved by name, now by the same name',
+			saved({ agent: 'name:Front Desk' }),
+			caller('name:Front Desk', 'agt_1'),
+			true,
+		],
+		[
+			'saved by name, now by ID: not known to be the same',
+			saved({ agent: 'name:Front Desk' }),
+			caller('id:agt_1', 'agt_1'),
+			false,
+		],
+		[
+			'saved from the list, another agent now',
+			saved({ agent: 'list:agt_2' }),
+			caller('list:agt_1', 'agt_1'),
+			false,
+		],
+	])('%s', (_label, saved, item, same) => {
+		expect(sameCaller(saved, item)).toBe(same);
 	});
 });

@@ -4,7 +4,7 @@
  * placed once, a re-run of an attempt is never a next attempt and a next attempt never a re-run. Run in
  * n8n-core's real engine against the sandbox, whose numbers ending in 0000 end "failed".
  */
-import { allCalls, callsPosted, createAgent } from '../../support/api.cts';
+import { allCalls, callsPosted, createAgent, wireLines } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
 import { hintsOf, jsonOf, runNode, runWith } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
@@ -82,13 +82,71 @@ describe('a call that fails is called again until the attempts are used', () => 
 		expect(item).toMatchObject({ outcome: 'ended', status: 'failed' });
 	});
 
-	test('attempt 2 fed again after it was placed is not dialled again: its own call gives its outcome', async () => {
-		const [first] = jsonOf(await run([{ phone: FAILING }]));
+	/** Attempt 2 placed by a pass whose outcome never reached the lead store: the lead as it is fed again. */
+	async function attemptTwoLost(context = '') {
+		const parameters = { ...create(), context };
+		const pass = (input: Record<string, unknown>[]) =>
+			runWith(sandbox, parameters, { input, typeVersion: 1.3 });
+		const [first] = jsonOf(await pass([{ phone: FAILING }]));
 		const due = writeBack({ phone: FAILING }, first);
-		const [second] = jsonOf(await run([due]));
-		expect(second).toMatchObject({ outcome: 'retry_due', attempt: 3, call_id: second.id });
-		// The outcome of attempt 2 never reached the lead store: the same lead comes again.
+		const [second] = jsonOf(await pass([due]));
+		expect(second).toMatchObject({ outcome: 'retry_due', attempt: 3 });
+		return { due, first, second, parameters };
+	}
+
+	test("attempt 2 fed again and run again by Retry On Fail (another lead failed first): it keeps its call's outcome", async () => {
+		const { due, second, parameters } = await attemptTwoLost('Renewal for Ada');
+		// On Error → Continue with the first item failed: n8n runs the node again, all items included.
+		const result = await runNode({
+			parameters: {
+				...parameters,
+				options: { ...parameters.options, allowedDestinations: '+1415' },
+			},
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+			input: [{ phone: '+12125550101' }, due],
+			typeVersion: 1.3,
+			continueOnFail: true,
+			settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+		});
+		const [refused, lead] = jsonOf(result);
+		expect(refused).toMatchObject({ outcome: 'failed', failure: 'not_placed' });
+		expect(lead).toMatchObject({ outcome: 'retry_due', attempt: 3, call_id: second.id });
+		expect(await posts()).toBe(2);
+	});
+
+	test("attempt 2 fed again, its execution failed by another lead and retried: it keeps its call's outcome", async () => {
+		const { due, second, parameters } = await attemptTwoLost('Renewal for Ada');
+		// The other lead's call is refused once: the node fails after the first lead found its own call.
+		await sandbox.faults({ match: 'POST /call', error_rate: 1, status: 400, times: 1 });
+		const options = {
+			parameters,
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+			input: [due, { phone: REACHED }],
+			typeVersion: 1.3,
+		};
+		const failed = await runNode({ ...options, executionId: '201' });
+		expect(failed.error?.message).toMatch(/400/);
+		const retried = await runNode({ ...options, executionId: '202', retryOf: failed.run });
+		const [lead, other] = jsonOf(retried);
+		expect(lead).toMatchObject({ outcome: 'retry_due', attempt: 3, call_id: second.id });
+		expect(other).toMatchObject({ outcome: 'ended', attempt: 1, status: 'completed' });
+		// Attempts 1 and 2, the other lead's refused POST and its call: the lead was not dialled again.
+		expect(await wireLines(sandbox)).toEqual(expect.arrayContaining(['POST /call 400']));
+		expect(await posts()).toBe(4);
+	});
+
+	test("an empty Context is no evidence: a newer call without one is not the attempt's own", async () => {
+		const { due, second } = await attemptTwoLost('');
 		const [again] = jsonOf(await run([due]));
+		expect(again).toMatchObject({ outcome: 'skipped', attempt: 2, id: second.id, skipped: true });
+		expect(again.skipReason).toContain('the number was called since');
+		expect(await posts()).toBe(2);
+	});
+
+	test('attempt 2 fed again after it was placed is not dialled again: its own call gives its outcome', async () => {
+		// The outcome of attempt 2 never reached the lead store: the same lead comes again.
+		const { due, first, second, parameters } = await attemptTwoLost('Renewal for Ada');
+		const [again] = jsonOf(await runWith(sandbox, parameters, { input: [due], typeVersion: 1.3 }));
 		expect(again).toMatchObject({
 			outcome: 'retry_due',
 			attempt: 3,
@@ -97,6 +155,30 @@ describe('a call that fails is called again until the attempts are used', () => 
 			skipped: true,
 		});
 		expect(again.skipReason).toContain(`is newer than attempt 1's call ${first.id}`);
+		expect(await posts()).toBe(2);
+	});
+
+	test("a loop that feeds attempt 2 again (its outcome not written back) gets the attempt's call, Context empty", async () => {
+		const [first] = jsonOf(await run([{ phone: FAILING }]));
+		const due = writeBack({ phone: FAILING }, first);
+		const result = await runNode({
+			parameters: create(),
+			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+			input: [due],
+			laterInputs: [[due]],
+			typeVersion: 1.3,
+		});
+		const passes = result.run.data.resultData.runData['Voice Agent'].map(
+			(task) => task.data?.main[0]?.[0].json,
+		);
+		expect(passes[0]).toMatchObject({ outcome: 'retry_due', attempt: 3 });
+		// This execution placed that call for attempt 2: evidence enough, without a Context.
+		expect(passes[1]).toMatchObject({
+			outcome: 'retry_due',
+			attempt: 3,
+			call_id: passes[0]?.call_id,
+			skipped: true,
+		});
 		expect(await posts()).toBe(2);
 	});
 

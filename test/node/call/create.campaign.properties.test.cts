@@ -5,7 +5,11 @@
  * what the service answers (5xx before and after acting, resets, 429, 4xx) and what n8n does (Retry On
  * Fail, On Error → Continue, *Retry execution*), and plays several scheduled passes over a lead store,
  * as the example workflow does: the due leads go in, each outcome is written back, and some writes are
- * lost (n8n stopped between the call and the write). fast-check's scheduler orders requests and answers.
+ * lost (n8n stopped between the call and the write). It also draws each lead's Context (empty or its own),
+ * From's picker mode for each execution (a *Retry execution* may use another one), a lead that fails first
+ * so that n8n runs the node again (On Error → Continue with Retry On Fail), leads that come in at a later
+ * attempt, another workflow's call to a lead's number (no Context) before a pass, and a workflow stopped
+ * while a POST /call answered 429 waits for its Retry-After. fast-check's scheduler orders requests and answers.
  * After every campaign:
  *
  * - no call was started while its lead's window was closed in any zone the lead may be in (by the service's
@@ -13,23 +17,31 @@
  *   country when the number is not tied to a place (a mobile in Australia, Russia or Indonesia; toll-free and
  *   shared-cost numbers) and its area code's zone otherwise (North American, Brazilian and Mexican mobiles);
  * - no attempt was placed twice: a lead has at most one call per attempt it was fed, and at most Attempts;
- * - every lead fed to a pass has exactly one output, paired with it, with an outcome;
+ * - every lead fed to a pass has exactly one output, paired with it, with an outcome; an outcome with a
+ *   call is the lead's own call, never another workflow's;
  * - a deferred lead was not dialled, and its next_call_at lies inside its window in each of those zones, after
  *   the pass;
- * - retry_due comes only with attempts left, and names the next attempt.
+ * - retry_due comes only with attempts left, and names the next attempt;
+ * - a lead with attempts left is never closed: an ended failure has no attempt left, and `skipped` comes
+ *   only for an attempt fed again after its outcome was lost, when no Context can tell its own call (attempt
+ *   1, guarded by the skip window, or an empty Context) or after another workflow called the number, never
+ *   after a re-run of n8n;
+ * - no lead is "may have been placed" unless a POST /call for it got something other than a 4xx (a 429
+ *   followed by a stop placed nothing).
  */
 import fc from 'fast-check';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { IDataObject } from 'n8n-workflow';
 
-import { allCalls, createAgent } from '../../support/api.cts';
+import { allCalls, createAgent, getCall, placeCall } from '../../support/api.cts';
 import { jumpClock, restoreClock, setClock } from '../../support/clock.cts';
 import { rl } from '../../support/n8n.cts';
 import { runNode, type NodeRun } from '../../support/node.cts';
 import { propertyParameters, propertyTimeout } from '../../support/properties.cts';
 import { useSchedulingProxy } from '../../support/proxy.cts';
-import { useSandbox, type FaultSettings } from '../../support/sandbox.cts';
+import { useSandbox, type FaultSettings, type RecordedRequest } from '../../support/sandbox.cts';
+import { sleep } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 300 });
 const proxy = useSchedulingProxy(sandbox);
@@ -70,6 +82,10 @@ const ZONES = ['UTC', 'Asia/Tokyo', 'America/New_York', 'Asia/Kolkata'];
 const OWN_ZONE = 'number';
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const OUTCOMES = ['placed', 'ended', 'retry_due', 'deferred', 'skipped', 'failed'];
+const PICKERS = ['list', 'id', 'name', 'phoneNumber'] as const;
+type Picker = (typeof PICKERS)[number];
+/** A lead whose zone is no zone: refused before anything is dialled, so n8n runs the node again. */
+const BLOCKER = { phone: '+14155550199', zone: 'Mars/Olympus', context: '' };
 
 const clock = (minutes: number) =>
 	`${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
@@ -175,6 +191,7 @@ const campaign = fc.record({
 				{ weight: 1, arbitrary: fc.constantFrom(...ZONES) },
 				{ weight: 2, arbitrary: fc.constant(OWN_ZONE) },
 			),
+			ownContext: fc.boolean(),
 		}),
 		{
 			minLength: 1,
@@ -195,15 +212,31 @@ const campaign = fc.record({
 		),
 	}),
 	attempts: fc.integer({ min: 1, max: 3 }),
+	// Leads may come in at a later attempt, their previous attempt's call placed before the campaign.
+	firstAttempt: fc.integer({ min: 1, max: 3 }),
 	minutesBetween: fc.constantFrom(0, 30),
 	passes: fc.array(
-		fc.record({ jumpMinutes: fc.constantFrom(0, 31, 600, 1_440), lostWrites: fc.boolean() }),
+		fc.record({
+			jumpMinutes: fc.constantFrom(0, 31, 600, 1_440),
+			lostWrites: fc.boolean(),
+			picker: fc.constantFrom(...PICKERS),
+			// Before the pass, the agent calls the first due lead's number without a Context (another workflow).
+			foreignCall: fc.boolean(),
+		}),
 		{ minLength: 2, maxLength: 3 },
 	),
 	postFault,
+	// With a 429 drawn: the workflow is stopped while the node waits out its Retry-After.
+	stopAfter429: fc.boolean(),
 	tries: fc.integer({ min: 1, max: 2 }),
 	continueOnFail: fc.boolean(),
+	// With On Error → Continue: a first lead that fails, so Retry On Fail runs the node again.
+	blocker: fc.oneof(
+		{ weight: 3, arbitrary: fc.constant(true) },
+		{ weight: 1, arbitrary: fc.constant(false) },
+	),
 	retryExecution: fc.boolean(),
+	retryPicker: fc.constantFrom(...PICKERS),
 	scheduler: fc.scheduler(),
 });
 type Campaign = typeof campaign extends fc.Arbitrary<infer T> ? T : never;
@@ -212,6 +245,7 @@ type Campaign = typeof campaign extends fc.Arbitrary<infer T> ? T : never;
 interface Lead extends IDataObject {
 	phone: string;
 	zone: string;
+	context: string;
 	attempt: number;
 	call_id: string;
 	outcome: string;
@@ -222,14 +256,28 @@ const isDue = (lead: Lead, now: number) =>
 	['', 'deferred', 'retry_due'].includes(lead.outcome) &&
 	(lead.next_call_at === '' || Date.parse(lead.next_call_at) <= now);
 
-function runPass(scenario: Campaign, input: Lead[], execution: string, retryOf?: NodeRun) {
+let agent: any;
+const fromPicker = (mode: Picker) =>
+	rl(mode === 'name' ? agent.name : mode === 'phoneNumber' ? agent.phone_number : agent.id, mode);
+
+interface PassRun {
+	execution: string;
+	picker: Picker;
+	/** A blocker leads the input: Retry On Fail is on, so n8n runs the node again. */
+	blocked?: boolean;
+	retryOf?: NodeRun;
+	cancelWhen?: Promise<unknown>;
+}
+
+function runPass(scenario: Campaign, input: Lead[], pass: PassRun) {
 	const { window } = scenario;
 	return runNode({
 		parameters: {
 			resource: 'call',
 			operation: 'create',
-			from: rl('Front Desk', 'name'),
+			from: fromPicker(pass.picker),
 			to: '={{ $json.phone }}',
+			context: '={{ $json.context }}',
 			skipCalledWithinMinutes: 10_080,
 			options: {
 				waitForEnd: true,
@@ -258,12 +306,39 @@ function runPass(scenario: Campaign, input: Lead[], execution: string, retryOf?:
 		input,
 		continueOnFail: scenario.continueOnFail,
 		settings:
-			scenario.tries > 1
-				? { retryOnFail: true, maxTries: scenario.tries, waitBetweenTries: 0 }
+			scenario.tries > 1 || pass.blocked
+				? { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 }
 				: undefined,
-		executionId: execution,
-		...(retryOf ? { retryOf: retryOf.run } : {}),
+		executionId: pass.execution,
+		...(pass.retryOf ? { retryOf: pass.retryOf.run } : {}),
+		cancelWhen: pass.cancelWhen,
 	});
+}
+
+const refusedPost = (request: RecordedRequest) =>
+	request.method === 'POST' && request.path === '/v1/call' && request.status === 429;
+
+/**
+ * n8n's Stop, 1.5 s after the sandbox answered a POST /call 429 (its Retry-After is 4 s, so the node is
+ * waiting it out by then); never while `running.done` is false and no 429 came.
+ */
+async function stopAfterRefusal(running: { done: boolean }): Promise<void> {
+	while (!running.done) {
+		if ((await sandbox.requests()).some(refusedPost)) return await sleep(1_500);
+		await sleep(20);
+	}
+	await new Promise(() => undefined);
+}
+
+/** The numbers a run says may have been placed (a failed item, or the node's error). */
+function saidMaybePlaced(result: NodeRun, input: Lead[]): string[] {
+	const numbers = result.items.flatMap(({ json, pairedItem }) =>
+		json.failure === 'may_have_been_placed'
+			? [input[(pairedItem as { item: number }).item].phone]
+			: [],
+	);
+	const named = /The call to (\+\d+) may (not )?have been placed/.exec(result.error?.message ?? '');
+	return named ? [...numbers, named[1]] : numbers;
 }
 
 describe('a campaign over scheduled passes, whatever the service answers and however n8n runs it', () => {
@@ -274,46 +349,103 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 			await fc.assert(
 				fc.asyncProperty(campaign, async (scenario) => {
 					await sandbox.reset();
-					await createAgent(sandbox, { name: 'Front Desk' });
+					agent = await createAgent(sandbox, { name: 'Front Desk' });
 					const { day, edge, secondsBefore } = scenario.start;
 					const edgeMinutes = edge === 'from' ? scenario.window.from : scenario.window.until;
 					const wallClock = Date.UTC(2026, 2, day) + edgeMinutes * 60_000;
 					setClock(
 						new Date(instantOf(wallClock, scenario.zone) - secondsBefore * 1000).toISOString(),
 					);
-					const store: Lead[] = scenario.leads.map((lead) => ({
+					const attempt = Math.min(scenario.firstAttempt, scenario.attempts);
+					const store: Lead[] = scenario.leads.map(({ ownContext, ...lead }) => ({
 						...lead,
 						zone: lead.zone || scenario.zone,
-						attempt: 1,
+						context: ownContext ? `Renewal call for ${lead.phone}` : '',
+						attempt,
 						call_id: '',
 						outcome: '',
 						next_call_at: '',
 					}));
+					// The previous attempt's call of a lead that comes in at a later attempt, and calls of
+					// another workflow: not the node's.
+					const previous = new Set<string>();
+					const calledByOthers = new Set<string>();
+					const placedByOthers = async (lead: Lead, context: string) => {
+						const call = await placeCall(sandbox, agent, { to: lead.phone, context });
+						previous.add(call.id);
+						while ((await getCall(sandbox, call.id)).status === 'in_progress') await sleep(50);
+						return call.id;
+					};
+					for (const lead of attempt > 1 ? store : [])
+						lead.call_id = await placedByOthers(lead, lead.context);
 					const fed = new Map<string, Set<number>>(store.map((lead) => [lead.phone, new Set()]));
+					// The attempts of each lead fed to a pass whose outcome never reached the store.
+					const lost = new Map<string, Set<number>>(store.map((lead) => [lead.phone, new Set()]));
+					const blocked = scenario.continueOnFail && scenario.blocker;
+					const stops = scenario.postFault?.status === 429 && scenario.stopAfter429;
 
 					for (const pass of scenario.passes) {
 						const now = Date.now();
 						const due = store.filter((lead) => isDue(lead, now));
 						if (due.length > 0) {
-							const input = due.map((lead) => ({ ...lead }));
-							for (const lead of input) fed.get(lead.phone)?.add(lead.attempt);
+							if (pass.foreignCall) {
+								await placedByOthers(due[0], '');
+								calledByOthers.add(due[0].phone);
+							}
+							const leads = due.map((lead) => ({ ...lead }));
+							const input = blocked ? [{ ...leads[0], ...BLOCKER }, ...leads] : leads;
+							const lostBefore = new Map([...lost].map(([phone, set]) => [phone, new Set(set)]));
+							for (const lead of leads) fed.get(lead.phone)?.add(lead.attempt);
 							const before = (await allCalls(sandbox)).map((call) => call.id);
-							if (scenario.postFault) await sandbox.faults(scenario.postFault);
+							await sandbox.clearRequests();
+							if (scenario.postFault)
+								await sandbox.faults(
+									stops ? { ...scenario.postFault, retry_after_s: 4 } : scenario.postFault,
+								);
 							proxy.use(scenario.scheduler);
+							const running = { done: false };
+							const execution = `${++executions}`;
 							let result = await scenario.scheduler.waitFor(
-								runPass(scenario, input, `${++executions}`),
+								runPass(scenario, input, {
+									execution,
+									picker: pass.picker,
+									blocked,
+									cancelWhen: stops ? stopAfterRefusal(running) : undefined,
+								}),
 							);
+							running.done = true;
+							const maybes = saidMaybePlaced(result, input);
 							if (result.error && scenario.retryExecution) {
 								await sandbox.faults({});
 								result = await scenario.scheduler.waitFor(
-									runPass(scenario, input, `${executions}-retry`, result),
+									runPass(scenario, input, {
+										execution: `${execution}-retry`,
+										picker: scenario.retryPicker,
+										blocked,
+										retryOf: result,
+									}),
 								);
+								maybes.push(...saidMaybePlaced(result, input));
 							}
 							proxy.use(undefined);
 							await sandbox.faults({});
+							const posts = (await sandbox.requests()).filter(
+								(request) => request.method === 'POST' && request.path === '/v1/call',
+							);
+							for (const phone of maybes) {
+								// Only a request the service may have acted on can have placed a call.
+								const mayHaveActed = posts.some(
+									(request) =>
+										(request.body as { to?: string } | null)?.to === phone &&
+										(request.status === null || request.status < 400 || request.status >= 500),
+								);
+								expect({ phone, mayHaveActed }).toEqual({ phone, mayHaveActed: true });
+							}
 							const newCalls = (await allCalls(sandbox)).filter(
 								(call) => !before.includes(call.id),
 							);
+							if (result.error || pass.lostWrites)
+								for (const lead of leads) lost.get(lead.phone)?.add(lead.attempt);
 							if (!result.error) {
 								expect(result.items.map((item) => item.pairedItem)).toEqual(
 									input.map((_, item) => ({ item })),
@@ -321,6 +453,7 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 								result.items.forEach(({ json }, index) => {
 									const lead = input[index];
 									expect(OUTCOMES).toContain(json.outcome);
+									if (blocked && index === 0) return;
 									if (json.outcome === 'deferred') {
 										expect(newCalls.filter((call) => call.client_number === lead.phone)).toEqual(
 											[],
@@ -332,6 +465,30 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 									if (json.outcome === 'retry_due') {
 										expect(json.attempt).toBe(lead.attempt + 1);
 										expect(json.attempt).toBeLessThanOrEqual(scenario.attempts);
+									}
+									// A lead with attempts left is never closed.
+									if (json.outcome === 'ended' && json.status !== 'completed')
+										expect(json.attempt).toBe(scenario.attempts);
+									// An outcome is the end of the lead's own call, never another workflow's.
+									if (['placed', 'ended', 'retry_due'].includes(String(json.outcome)))
+										expect({ call: json.id, others: previous.has(String(json.id)) }).toEqual({
+											call: json.id,
+											others: false,
+										});
+									if (json.outcome === 'skipped' && !calledByOthers.has(lead.phone)) {
+										const lostAttempt = lostBefore.get(lead.phone)?.has(lead.attempt) === true;
+										const noOwnCall = lead.attempt === 1 || lead.context === '';
+										expect({
+											lead: lead.phone,
+											attempt: lead.attempt,
+											lostAttempt,
+											noOwnCall,
+										}).toEqual({
+											lead: lead.phone,
+											attempt: lead.attempt,
+											lostAttempt: true,
+											noOwnCall: true,
+										});
 									}
 									if (pass.lostWrites) return;
 									const row = store.find((entry) => entry.phone === lead.phone) as Lead;
@@ -347,7 +504,7 @@ describe('a campaign over scheduled passes, whatever the service answers and how
 						jumpClock(pass.jumpMinutes * 60_000);
 					}
 
-					const calls = await allCalls(sandbox);
+					const calls = (await allCalls(sandbox)).filter((call) => !previous.has(call.id));
 					for (const call of calls) {
 						const lead = store.find((entry) => entry.phone === call.client_number) as Lead;
 						expect({
@@ -377,7 +534,7 @@ describe('counterexamples, kept as regressions', () => {
 	// The service's Date header and its created_at come from one clock; the sandbox now writes both so.
 	test('a lead fed again after a failed pass is skipped, not dialled twice, with the clock set', async () => {
 		await sandbox.reset();
-		await createAgent(sandbox, { name: 'Front Desk' });
+		agent = await createAgent(sandbox, { name: 'Front Desk' });
 		setClock('2026-03-08T00:00:00Z');
 		const scenario = {
 			window: { days: ['sunday', 'saturday'], from: 0, until: 60 },
@@ -388,6 +545,7 @@ describe('counterexamples, kept as regressions', () => {
 		const input: Lead[] = ['+14155550000', '+14155550102'].map((phone) => ({
 			phone,
 			zone: 'UTC',
+			context: '',
 			attempt: 1,
 			call_id: '',
 			outcome: '',
@@ -400,9 +558,9 @@ describe('counterexamples, kept as regressions', () => {
 			error_rate: 1,
 			status: 500,
 		});
-		const first = await runPass(scenario, input, 'regression-1');
+		const first = await runPass(scenario, input, { execution: 'regression-1', picker: 'name' });
 		expect(first.error?.message).toMatch(/may not have been placed/);
-		const second = await runPass(scenario, input, 'regression-2');
+		const second = await runPass(scenario, input, { execution: 'regression-2', picker: 'name' });
 		// The lead placed before is skipped; the one refused before is dialled now: each phoned once.
 		expect(second.items.map((item) => item.json.outcome).sort()).toEqual(['ended', 'skipped']);
 		const calls = await allCalls(sandbox);

@@ -156,3 +156,57 @@ describe("n8n's Retry execution", () => {
 		expect(await dialled()).toEqual({ '+14155550101': 1, '+14155550102': 1 });
 	});
 });
+
+describe("Retry execution after only From's picker changed: the same agent is the same call", () => {
+	type Picker = 'list' | 'id' | 'name' | 'phoneNumber';
+	const from = (agent: any, mode: Picker) =>
+		rl(mode === 'name' ? agent.name : mode === 'phoneNumber' ? agent.phone_number : agent.id, mode);
+
+	/** A failed execution (Max Calls per Run 1 refused the second lead) and its retry, From changed between. */
+	async function retryWithPicker(before: Picker, after: Picker, saved = (_run: any) => {}) {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		const input = [{ to: '+14155550101' }, { to: '+14155550102' }];
+		const parameters = (mode: Picker, maxCallsPerRun: number) => ({
+			...createCall(maxCallsPerRun),
+			from: from(agent, mode),
+		});
+		const failed = await run({ parameters: parameters(before, 1), input, executionId: '301' });
+		expect(failed.error?.message).toMatch(/^Max Calls per Run \(1\) is reached: .* \[item 1\]$/);
+		saved(failed.run);
+		const retried = await run({
+			parameters: parameters(after, 2),
+			input,
+			executionId: '302',
+			retryOf: failed.run,
+		});
+		return jsonOf(retried);
+	}
+
+	test.each([
+		['list', 'id'],
+		['name', 'id'],
+		['id', 'list'],
+		['list', 'phoneNumber'],
+		['phoneNumber', 'name'],
+	] as const)('From %s → %s: the first lead is not dialled again', async (before, after) => {
+		const [first, second] = await retryWithPicker(before, after);
+		expect(first).toMatchObject({ to: '+14155550101', skipped: true });
+		expect(first.skipReason).toMatch(
+			/^Execution 301, which this execution retries, placed this call/,
+		);
+		expect(second).not.toHaveProperty('skipped');
+		expect(await dialled()).toEqual({ '+14155550101': 1, '+14155550102': 1 });
+	});
+
+	test('a record saved before the agent was kept (its picker as mode:value) is still recognised', async () => {
+		const [first] = await retryWithPicker('list', 'id', (saved) => {
+			const nodeContext = saved.data.executionData.contextData['node:Voice Agent'];
+			for (const record of Object.values(nodeContext.voiceAgentCalls.records) as any[]) {
+				record.agent = `list:${record.agent}`;
+				delete record.from;
+			}
+		});
+		expect(first).toMatchObject({ to: '+14155550101', skipped: true });
+		expect(await dialled()).toEqual({ '+14155550101': 1, '+14155550102': 1 });
+	});
+});

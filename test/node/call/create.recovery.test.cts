@@ -6,9 +6,10 @@ import { allCalls, createAgent, getCall, placeCall, wireLines } from '../../supp
 import { expectNoKey } from '../../support/errors.cts';
 import { API_KEY } from '../../support/fixtures.cts';
 import { rl } from '../../support/n8n.cts';
-import { jsonOf, runWith } from '../../support/node.cts';
+import { jsonOf, runNode, runWith } from '../../support/node.cts';
 import { startInterceptingProxy } from '../../support/proxy.cts';
 import { useSandbox } from '../../support/sandbox.cts';
+import { sleep } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
 
@@ -140,5 +141,99 @@ describe('Call: Create never places a call twice', () => {
 		const [call] = jsonOf(run);
 		expect(call.id).not.toBe(earlier.id);
 		expect((await allCalls(sandbox)).map((listed) => listed.id)).toEqual([call.id, earlier.id]);
+	});
+
+	describe('a POST /call answered 429 placed nothing, whatever stops the node during its wait', () => {
+		const refusal = (seconds: number) => ({
+			answer: {
+				status: 429,
+				headers: { 'retry-after': String(seconds) },
+				body: { error: 'Too Many Requests', message: 'Slow down' },
+			},
+		});
+		const parameters = {
+			resource: 'call',
+			operation: 'create',
+			from: rl('={{ $json.agent }}'),
+			to: '={{ $json.to }}',
+			skipCalledWithinMinutes: 0,
+			options: { callsAtOnce: 2 },
+		};
+		const postsOf = (routes: readonly string[]) =>
+			routes.filter((route) => route === 'POST /call').length;
+
+		test('the workflow stopped during the wait: Retry execution dials the number, once', async () => {
+			let answered!: () => void;
+			const refused = new Promise<void>((resolve) => (answered = resolve));
+			const proxy = await startInterceptingProxy(sandbox.origin, (route, earlier) => {
+				if (route !== 'POST /call' || postsOf(earlier) > 0) return undefined;
+				answered();
+				return refusal(4);
+			});
+			try {
+				const options = {
+					parameters,
+					credentials: { apiKey: API_KEY, baseUrl: `${proxy.origin}/v1` },
+					input: [{ agent: agent.id, to: '+14155550123' }],
+					typeVersion: 1.3,
+				};
+				// Stopped a second into the 4 s the service asked to wait: long after its 429 came back.
+				const stopped = await runNode({
+					...options,
+					executionId: '401',
+					cancelWhen: refused.then(() => sleep(1_000)),
+				});
+				expect(stopped.error?.message).toBe('The execution was cancelled');
+				expect(await allCalls(sandbox)).toEqual([]);
+
+				const retried = await runNode({ ...options, executionId: '402', retryOf: stopped.run });
+				const [call] = jsonOf(retried);
+				expect(call).toMatchObject({ to: '+14155550123', outcome: 'placed' });
+				expect(call).not.toHaveProperty('skipped');
+				expect(await allCalls(sandbox)).toHaveLength(1);
+				expect(postsOf(proxy.routes)).toBe(2);
+			} finally {
+				await proxy.close();
+			}
+		});
+
+		test('the batch stopped by another item during the wait: Retry On Fail dials both numbers, once each', async () => {
+			// The first POST waits until the second arrives: then one is answered 429, the other 400.
+			let second!: () => void;
+			const arrived = new Promise<void>((resolve) => (second = resolve));
+			const proxy = await startInterceptingProxy(sandbox.origin, async (route, earlier) => {
+				if (route !== 'POST /call' || postsOf(earlier) > 1) return undefined;
+				if (postsOf(earlier) === 0) {
+					await arrived;
+					return refusal(2);
+				}
+				second();
+				return { answer: { status: 400, body: { error: 'Bad Request', message: 'Refused' } } };
+			});
+			try {
+				const result = await runNode({
+					parameters,
+					credentials: { apiKey: API_KEY, baseUrl: `${proxy.origin}/v1` },
+					input: [
+						{ agent: agent.id, to: '+14155550101' },
+						{ agent: agent.id, to: '+14155550102' },
+					],
+					typeVersion: 1.3,
+					settings: { retryOnFail: true, maxTries: 2, waitBetweenTries: 0 },
+				});
+				const items = jsonOf(result);
+				expect(items.map((item) => [item.to, item.outcome])).toEqual([
+					['+14155550101', 'placed'],
+					['+14155550102', 'placed'],
+				]);
+				expect((await allCalls(sandbox)).map((call) => call.client_number).sort()).toEqual([
+					'+14155550101',
+					'+14155550102',
+				]);
+				expect(postsOf(proxy.routes)).toBe(4);
+			} finally {
+				await proxy.close();
+			}
+		});
 	});
 });

@@ -45,8 +45,13 @@ const MAY_HAVE_CALLED: ReadonlySet<CallState> = new Set([
  * One intended call, in the execution's memory. About 100 bytes in the saved execution.
  */
 export interface CallRecord extends IDataObject {
-	/** How the item named the agent (its picker's mode and value): a changed From is another call. */
+	/**
+	 * The agent that places it, by ID whichever way From named it ('' when From gave a phone number). In
+	 * records saved without `from`: the picker's `mode:value`, or '' (version 0.1.0: any agent).
+	 */
 	agent: string;
+	/** The number the call is placed from, whichever way From named it. */
+	from?: string;
 	to: string;
 	state: CallState;
 	callId?: string;
@@ -56,6 +61,8 @@ export interface CallRecord extends IDataObject {
 	run?: number;
 	/** Why it was skipped: the call it found instead is output with this. */
 	why?: string;
+	/** The call found is this very attempt's own, placed by an execution whose outcome never reached the lead. */
+	own?: boolean;
 	/** The lead's attempt (Call Again) from 2 on: each attempt is a call of its own. */
 	attempt?: number;
 }

@@ -154,10 +154,14 @@ async function prepareCall(
 	const account = await accountOf(context);
 	const budget = { context, account, agentId, fromNumber, itemIndex, max: request.maxPerHour };
 	return {
-		claimKey: numberClaimKey(account, agentId ?? fromNumber, request.to),
+		claimKey: numberClaimKey(account, fromNumber, request.to),
 		hourBudget: await hourBudgetOf(budget),
 		body,
-		agent: `${request.from.mode}:${String(request.from.value)}`,
+		caller: {
+			...(agentId ? { agentId } : {}),
+			from: fromNumber,
+			picker: `${request.from.mode}:${String(request.from.value)}`,
+		},
 		filter: agentId ? { clientNumber: request.to, agentId } : { clientNumber: request.to },
 		itemIndex,
 		maxCalls: request.maxCalls,

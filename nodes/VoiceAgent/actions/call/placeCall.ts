@@ -15,7 +15,7 @@ import type { Call } from '../../../shared/types';
 import { isPlainObject } from '../../../shared/validation';
 import { advance, type CallRecord } from './callLedger';
 import { CallDeferred, deferralOf, type ItemHours } from './callingHours/option';
-import { CallFoundMeanwhile, type SkippedCall } from './skipRecentlyCalled';
+import { CallFoundMeanwhile, recordFound, type SkippedCall } from './skipRecentlyCalled';
 
 /** What POST /call sends for an item, and what is checked before it goes out. */
 interface PlaceRequest {
@@ -86,6 +86,9 @@ async function findPlacedCall(
 	return undefined;
 }
 
+/** The transport's observer of POST /call; `refused`: the last request that went out was answered 429. */
+type SendingObserver = RequestObserver & { readonly refused: boolean };
+
 /**
  * The record goes to `sent` the moment POST /call goes out, after any wait for the pace. Nothing goes out
  * when, after a wait of a second or more, another execution turns out to have called the number
@@ -96,8 +99,13 @@ function sendingObserver(
 	pace: RequestObserver | undefined,
 	{ hours, body, recheck }: PlaceRequest,
 	node: INode,
-): RequestObserver {
+): SendingObserver {
+	// A 429 says the service did not act; a stop during its wait, before the next request, sent nothing.
+	let refused = false;
 	return {
+		get refused() {
+			return refused;
+		},
 		beforeAttempt: async () => {
 			const waitFrom = Date.now();
 			await pace?.beforeAttempt?.();
@@ -108,8 +116,12 @@ function sendingObserver(
 			const deferred = deferralOf(node, hours, body.to, Date.now());
 			if (deferred) throw deferred;
 			advance(record, 'sent');
+			refused = false;
 		},
-		onAttempt: (attempt) => pace?.onAttempt(attempt),
+		onAttempt: (attempt) => {
+			refused = attempt.status === 429;
+			pace?.onAttempt(attempt);
+		},
 	};
 }
 
@@ -129,22 +141,19 @@ export async function placeCall(
 	const { body, filter, itemIndex } = request;
 	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
 	let answer: unknown;
+	const sending = sendingObserver(record, observer, request, context.getNode());
 	try {
-		answer = await createCall(context, body, {
-			...options,
-			observer: sendingObserver(record, observer, request, context.getNode()),
-		});
+		answer = await createCall(context, body, { ...options, observer: sending });
 	} catch (error) {
 		if (error instanceof CallFoundMeanwhile) {
-			advance(record, 'skipped', error.found.id);
-			record.why = error.found.skipReason;
+			recordFound(record, error.found);
 			return error.found;
 		}
 		if (error instanceof CallDeferred) {
 			advance(record, 'notSent');
 			throw asNodeError(context.getNode(), error);
 		}
-		if (record.state === 'claimed' || certainlyNotSent(error)) {
+		if (record.state === 'claimed' || sending.refused || certainlyNotSent(error)) {
 			advance(record, 'notSent');
 			throw asNodeError(context.getNode(), error);
 		}

@@ -14,18 +14,25 @@ import {
 	type CallLedger,
 	type CallRecord,
 } from './callLedger';
+import { recordCaller, sameCaller, type Caller } from './caller';
 import { deferralOf, type ItemHours } from './callingHours/option';
 import { readHour, takeHourCall, type HourBudget, type HourRead } from './callsPerHour';
 import { flightOf, startFlight, type Flight } from './flights';
 import { checkCallLimit } from './maxCallsPerRun';
 import { claimedBy, claimNumber, claimOf, earlierItem, type PlacedFirst } from './processClaims';
-import { attemptPlacedAlready, recentlyCalled, type SkippedCall } from './skipRecentlyCalled';
+import {
+	attemptPlacedAlready,
+	placedForAttempt,
+	recentlyCalled,
+	recordFound,
+	type SkippedCall,
+} from './skipRecentlyCalled';
 
 /** One item's call, its input checked and its agent resolved. */
 export interface ItemCall {
 	body: NewCall;
-	/** How the item named the agent (picker mode and value): a changed From is another call. */
-	agent: string;
+	/** Who places the call: another agent (or number to call from) is another call. */
+	caller: Caller;
 	/** The agent's calls to the number. */
 	filter: CallFilter;
 	itemIndex: number;
@@ -79,8 +86,14 @@ async function placedBefore(
 	record: CallRecord,
 ): Promise<Call | SkippedCall> {
 	const call = await getCall(context, record.callId as string);
+	// A call found as this attempt's own stays its own on every re-run: its end is the attempt's outcome.
 	if (record.state === 'skipped')
-		return { ...call, skipped: true, skipReason: record.why as string };
+		return {
+			...call,
+			skipped: true,
+			skipReason: record.why as string,
+			...(record.own === true ? { ownAttempt: true as const } : {}),
+		};
 	if (record.executionId !== context.getExecutionId()) {
 		const skipReason = `Execution ${record.executionId}, which this execution retries, placed this call already, so it was not placed again`;
 		return { ...call, skipped: true, skipReason, ownAttempt: true };
@@ -112,7 +125,7 @@ function earlierRecord(
 	const sameCall =
 		record?.to === item.body.to &&
 		(record.attempt ?? 1) === item.attempt &&
-		(record.agent === '' || record.agent === item.agent || runsAsTool(context));
+		(runsAsTool(context) || sameCaller(record, item.caller));
 	if (!record || !sameCall) return undefined;
 	const flight = flightOf(ledger, slot);
 	if (flight) return { wait: flight };
@@ -140,7 +153,7 @@ export async function placeOnce(
 	// One call per number and node run, whatever the skip window: a later item waits for the first one.
 	const numberKey = runsAsTool(context)
 		? undefined
-		: `${runIndexOf(context)}|${item.agent}>${item.body.to}`;
+		: `${runIndexOf(context)}|${item.caller.from}>${item.body.to}`;
 	const executionId = context.getExecutionId();
 	let hourRead: HourRead | undefined;
 	// Every check below reads the ledger and ends in an await only to look again from the top: from the
@@ -166,7 +179,7 @@ export async function placeOnce(
 		// Another execution of this process placing the number right now: wait, take its outcome.
 		const other = claimOf(item.claimKey);
 		if (other) {
-			const by = claimedBy(other, executionId, item.body.to);
+			const by = claimedBy(other, { executionId, ledger }, item.body.to);
 			const outcome = await sameNumberOutcome(context, ledger, item, slot, other, by);
 			if (outcome) return outcome;
 			continue;
@@ -182,7 +195,7 @@ export async function placeOnce(
 		}
 		const hourCall = takeHourCall(item.hourBudget, read, validate, item.body.to);
 		const record: CallRecord = {
-			agent: item.agent,
+			...recordCaller(item.caller),
 			to: item.body.to,
 			state: 'claimed',
 			executionId,
@@ -191,7 +204,7 @@ export async function placeOnce(
 		};
 		claimSlot(ledger, slot, record);
 		const flight = startFlight(ledger, [slot, numberKey], item.itemIndex, record);
-		const claim = claimNumber(item.claimKey, executionId, item.itemIndex, record);
+		const claim = claimNumber(item.claimKey, { executionId, ledger }, item.itemIndex, record);
 		const land = (call: Call | SkippedCall | undefined) => {
 			hourCall.land(record);
 			claim.land(call);
@@ -205,12 +218,13 @@ export async function placeOnce(
 							attempt: item.attempt,
 							previousCallId,
 							callContext: item.body.context ?? '',
+							placedHere: (callId) =>
+								placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
 						})
 					: await recentlyCalled(context, item.filter, item.windowMinutes);
 			const recent = await recheck();
 			if (recent) {
-				advance(record, 'skipped', recent.id);
-				record.why = recent.skipReason;
+				recordFound(record, recent);
 				land(recent);
 				return recent;
 			}
@@ -242,7 +256,7 @@ async function sameNumberOutcome(
 	const { call, record: firstRecord, itemIndex } = await first.settled;
 	if (firstRecord.state === 'notSent') return undefined;
 	const base = {
-		agent: item.agent,
+		...recordCaller(item.caller),
 		to: item.body.to,
 		executionId: context.getExecutionId(),
 		...(item.attempt > 1 ? { attempt: item.attempt } : {}),

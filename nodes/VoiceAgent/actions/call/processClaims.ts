@@ -1,5 +1,5 @@
 import type { Call } from '../../../shared/types';
-import type { CallRecord } from './callLedger';
+import type { CallLedger, CallRecord } from './callLedger';
 import type { Flight, Landing } from './flights';
 import type { SkippedCall } from './skipRecentlyCalled';
 
@@ -11,6 +11,11 @@ import type { SkippedCall } from './skipRecentlyCalled';
 export interface NumberClaim extends Flight {
 	/** The execution placing the call: named in the outcome of the ones that waited for it. */
 	executionId: string;
+	/**
+	 * Its ledger: the same one for every use of the node in one execution. n8n gives the executions of
+	 * the MCP Server Trigger's tool calls one execution ID, so the ID alone cannot tell them apart.
+	 */
+	ledger: CallLedger;
 }
 
 /**
@@ -47,13 +52,14 @@ export function numbersBeingPlaced(): number {
  */
 export function claimNumber(
 	key: string,
-	executionId: string,
+	{ executionId, ledger }: { executionId: string; ledger: CallLedger },
 	itemIndex: number,
 	record: CallRecord,
 ): NumberClaim {
 	let settle: (landing: Landing) => void = () => {};
 	const claim: NumberClaim = {
 		executionId,
+		ledger,
 		settled: new Promise<Landing>((resolve) => (settle = resolve)),
 		land(call: Call | SkippedCall | undefined) {
 			if (claims.get(key) === claim) claims.delete(key);
@@ -78,11 +84,17 @@ export const earlierItem = (to: string, itemIndex: number): PlacedFirst => ({
 });
 
 /** Another execution of the process (or another use in this one) held the number's claim. */
-export function claimedBy(claim: NumberClaim, executionId: string, to: string): PlacedFirst {
-	const same = claim.executionId === executionId;
-	const who = same
-		? 'another use of this node in this execution'
-		: `execution ${claim.executionId}`;
+export function claimedBy(
+	claim: NumberClaim,
+	mine: { executionId: string; ledger: CallLedger },
+	to: string,
+): PlacedFirst {
+	const who =
+		claim.ledger === mine.ledger
+			? 'another use of this node in this execution'
+			: claim.executionId === mine.executionId || claim.executionId === ''
+				? 'another execution'
+				: `execution ${claim.executionId}`;
 	const Who = who.charAt(0).toUpperCase() + who.slice(1);
 	return {
 		placedBy: `${who}, running at the same time`,

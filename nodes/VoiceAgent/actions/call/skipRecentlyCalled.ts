@@ -5,6 +5,7 @@ import { getCall, newestCall, type CallFilter } from '../../../shared/api/calls'
 import { isLive } from '../../../shared/callStatus';
 import type { Call, CallSummary } from '../../../shared/types';
 import type { InputValidator } from '../../../shared/validation';
+import { advance, type CallLedger, type CallRecord } from './callLedger';
 
 /** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
 const DEFAULT_WINDOW_MINUTES = 15;
@@ -113,13 +114,19 @@ export async function recentlyCalled(
  * For attempt 2 and later, the skip window is replaced by the lead's own record of its last call: the
  * attempt is placed only while that call is the newest to the number and has ended, so a due next attempt
  * is never mistaken for a re-run, however long ago the last one was. A newer call means the number was
- * called since: nothing is placed. With this item's context it is the attempt's own, placed by a run whose
- * outcome never reached the lead (`ownAttempt`).
+ * called since: nothing is placed. With this item's context (not empty) it is the attempt's own, placed by
+ * a run whose outcome never reached the lead (`ownAttempt`).
  */
 export async function attemptPlacedAlready(
 	context: IExecuteFunctions,
 	filter: CallFilter,
-	item: { attempt: number; previousCallId: string; callContext: string },
+	item: {
+		attempt: number;
+		previousCallId: string;
+		callContext: string;
+		/** Whether this execution placed the call for this attempt (a loop's earlier pass, say). */
+		placedHere: (callId: string) => boolean;
+	},
 ): Promise<SkippedCall | undefined> {
 	const { attempt, previousCallId } = item;
 	const { call } = await newestCall(context, filter);
@@ -133,7 +140,37 @@ export async function attemptPlacedAlready(
 	}
 	if (!skipReason) return undefined;
 	const found = await getCall(context, call.id);
-	// A newer call with this item's context is this attempt's own, placed by a run whose outcome was lost.
-	const own = call.id !== previousCallId && (found.context ?? '') === item.callContext;
+	// A newer call is this attempt's own, placed by a run whose outcome was lost, when this execution placed
+	// it for the attempt, or when it has this item's context. An empty Context is no evidence: any other
+	// call without one (a manual call, another workflow's) has it.
+	const own =
+		call.id !== previousCallId &&
+		(item.placedHere(call.id) ||
+			(item.callContext !== '' && (found.context ?? '') === item.callContext));
 	return { ...found, skipped: true, skipReason, ...(own ? { ownAttempt: true as const } : {}) };
+}
+
+/** Whether a record of the ledger placed the call for this attempt to this number. */
+export function placedForAttempt(
+	ledger: CallLedger,
+	callId: string,
+	{ to, attempt }: { to: string; attempt: number },
+): boolean {
+	return Object.values(ledger.records).some(
+		(record) =>
+			record.callId === callId &&
+			record.to === to &&
+			(record.attempt ?? 1) === attempt &&
+			(record.state === 'placed' || record.state === 'ended' || record.own === true),
+	);
+}
+
+/**
+ * Notes the call found instead of placing one: the number was called already, or (`ownAttempt`) this
+ * very attempt's call was found, which every later re-run must give back as the attempt's own.
+ */
+export function recordFound(record: CallRecord, found: SkippedCall): void {
+	advance(record, 'skipped', found.id);
+	record.why = found.skipReason;
+	if (found.ownAttempt === true) record.own = true;
 }
