@@ -23,9 +23,10 @@ export class VoiceAgent implements INodeType {
 		group: ['transform'],
 		// 1.1: the default operation is a read; 1.2: Call → Create skips a number its agent called in the
 		// last minutes (a re-run, a redelivery), and Agent → Get and Get Many simplify by default; 1.3:
-		// Call → Create has Calling Hours and Call Again, and every item it outputs says its outcome.
-		version: [1, 1.1, 1.2, 1.3],
-		defaultVersion: 1.3,
+		// Call → Create has Calling Hours and Call Again, and every item it outputs says its outcome; 1.4:
+		// a call never seen to end lets its Calls at Once slot go after Max Wait twice, by default.
+		version: [1, 1.1, 1.2, 1.3, 1.4],
+		defaultVersion: 1.4,
 		// The chosen operation's action as the node panel words it, written out because n8n's lint requires a literal.
 		subtitle:
 			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Place a real phone call to an allowed number", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call with an allowed number"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',

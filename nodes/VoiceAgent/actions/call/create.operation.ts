@@ -24,6 +24,7 @@ import { failedOutcome, OUTCOMES_VERSION } from './outcomes';
 import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
 import { placeAndWait, type PreparedCall } from './placeAndWait';
 import { ledgerOf, runIndexOf, slotOf } from './callLedger';
+import { slotHoldMs } from './slotHold';
 import { skipOffNotice, skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
 import { waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
@@ -86,6 +87,8 @@ interface CallRequest {
 	context: string;
 	options: IDataObject;
 	wait: WaitSettings | undefined;
+	/** How long the call may keep its Calls at Once slot past the wait (slotHold.ts). */
+	slotHoldMs: number | undefined;
 	/** Max Calls per Run; 0: no limit. */
 	maxCalls: number;
 	/** Skip Numbers Called in the Last (Minutes); 0: off. */
@@ -115,9 +118,21 @@ function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallReq
 		CALL_FIELDS.context,
 	);
 	const wait = waitSettings(context, itemIndex, options);
+	const holdMs = slotHoldMs(context.getNode().typeVersion, validate, options, wait);
 	const hours = readCallingHours(context, validate, options, to);
 	const attempt = readCallAgain(context, validate, options, wait !== undefined);
-	return { from, to, context: callContext, options, wait, maxCalls, windowMinutes, hours, attempt };
+	return {
+		from,
+		to,
+		context: callContext,
+		options,
+		wait,
+		slotHoldMs: holdMs,
+		maxCalls,
+		windowMinutes,
+		hours,
+		attempt,
+	};
 }
 
 async function prepareCall(
@@ -170,7 +185,7 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 					? record.callId
 					: undefined;
 			},
-			holdsSlot: (request) => request.wait !== undefined,
+			slotHoldMs: (request) => request.slotHoldMs,
 			byOutcome: this.getNode().typeVersion >= OUTCOMES_VERSION,
 			failureFields: (error, request, itemIndex) => {
 				const attempt = request?.attempt.attempt ?? attemptGiven(this, itemIndex);

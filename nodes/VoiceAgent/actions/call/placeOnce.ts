@@ -216,7 +216,9 @@ async function sameNumberOutcome(
 		...(item.attempt > 1 ? { attempt: item.attempt } : {}),
 	};
 	if (!call || firstRecord.callId === undefined) {
-		claimSlot(ledger, slot, { ...base, state: 'unknown' });
+		// The same possible call as the first item's: that record counts it against Max Calls per Run.
+		const sameCallAs = slotOf(context, itemIndex, item.body.to);
+		claimSlot(ledger, slot, { ...base, state: 'unknown', sameCallAs });
 		throw mayHaveBeenPlacedError(context, item, firstRecord, 'an earlier item of this run');
 	}
 	const skipReason =
