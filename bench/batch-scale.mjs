@@ -7,6 +7,7 @@
 // slowest answer. It measures and prints; it asserts nothing.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 
@@ -231,6 +232,11 @@ async function runOne(server, resultsFile, mode, size, { callMs, log }) {
 				probes: stall.probes,
 				// [ms after the probe started, ms it took] of every answer slower than 100 ms.
 				slowAnswers: stall.slow,
+				// n8n's own view (bench/n8n-hooks.cjs): its event loop's longest delay, its collector's pauses.
+				loopDelayMaxMs: result.stalls?.loopDelayMaxMs,
+				gcMaxMs: result.stalls?.gcMaxMs,
+				gcTotalMs: result.stalls?.gcTotalMs,
+				loadAverage: os.loadavg()[0],
 			};
 		} finally {
 			clearInterval(sampler);
@@ -244,8 +250,8 @@ function render(results, callMs) {
 	const lines = [
 		`### Call → Create over lists of leads (node version 1.4): without waiting, 10 at once; waiting, 50 at once, calls of ${callMs / 1000} s`,
 		'',
-		'| Mode | Leads | Node time | Per lead | × per lead at the smallest | Calls created | Most in progress | n8n peak resident (above before) | Saved execution | Per lead saved | Longest stall (/healthz) |',
-		'| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+		'| Mode | Leads | Node time | Per lead | × per lead at the smallest | Calls created | Most in progress | n8n peak resident (above before) | Saved execution | Per lead saved | Longest stall (/healthz) | Longest event-loop delay (n8n) | Longest GC pause (n8n) | Load average |',
+		'| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
 	];
 	for (const mode of SCALE_MODES) {
 		const rows = results.filter((r) => r.mode.id === mode.id);
@@ -253,7 +259,7 @@ function render(results, callMs) {
 		for (const r of rows) {
 			const perLead = r.nodeMs / r.size;
 			lines.push(
-				`| ${mode.id} | ${r.size.toLocaleString('en')} | ${(r.nodeMs / 1000).toFixed(1)} s | ${perLead.toFixed(2)} ms | ${(perLead / base).toFixed(2)} | ${r.created}${r.error ? ` (error: ${r.error})` : ''} | ${r.maxInProgress} | ${r.peakMb.toFixed(0)} MB (+${r.peakAboveMb.toFixed(0)} MB) | ${(r.savedBytes / 1024 / 1024).toFixed(2)} MB | ${(r.savedBytes / r.size).toFixed(0)} B | ${r.stallMs.toFixed(0)} ms (${r.probes} asks) |`,
+				`| ${mode.id} | ${r.size.toLocaleString('en')} | ${(r.nodeMs / 1000).toFixed(1)} s | ${perLead.toFixed(2)} ms | ${(perLead / base).toFixed(2)} | ${r.created}${r.error ? ` (error: ${r.error})` : ''} | ${r.maxInProgress} | ${r.peakMb.toFixed(0)} MB (+${r.peakAboveMb.toFixed(0)} MB) | ${(r.savedBytes / 1024 / 1024).toFixed(2)} MB | ${(r.savedBytes / r.size).toFixed(0)} B | ${r.stallMs.toFixed(0)} ms (${r.probes} asks) | ${r.loopDelayMaxMs?.toFixed(0)} ms | ${r.gcMaxMs?.toFixed(0)} ms | ${r.loadAverage.toFixed(1)} |`,
 			);
 		}
 	}

@@ -299,7 +299,7 @@ async function main() {
 				EXECUTIONS_DATA_SAVE_ON_SUCCESS: flags.scale ? 'all' : 'none',
 				// The hook collects garbage before each run to measure the heap it adds: a full collection
 				// stops n8n for a moment, which the scale runs would count as a stall of the node's.
-				...(flags.scale ? {} : { NODE_OPTIONS: '--expose-gc' }),
+				...(flags.scale ? { VOICE_AGENT_BENCH_STALLS: '1' } : { NODE_OPTIONS: '--expose-gc' }),
 			},
 		});
 		await server.setupOwnerAndLogin();
