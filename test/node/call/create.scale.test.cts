@@ -13,7 +13,7 @@ const sandbox = useSandbox({ callDurationMs: 1_000 });
 const leads = (count: number) =>
 	Array.from({ length: count }, (_, n) => ({ phone: `+1415${String(2000001 + n)}` }));
 
-function create(agentId: string, options: Record<string, unknown> = {}) {
+function create(agentId: string, options: Record<string, number> = {}) {
 	return {
 		resource: 'call',
 		operation: 'create',

@@ -42,7 +42,7 @@ export const batchOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CALLS_AT_ONCE },
 		default: 1,
-		description: `How many items of this run are called at the same time, at most ${MAX_CALLS_AT_ONCE}. With Wait for the Call to End, how many calls of this run may be in progress: a new call starts only once one was seen to end, also past Max Wait. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
+		description: `How many items of this run are called at the same time, at most ${MAX_CALLS_AT_ONCE}. With Wait for the Call to End, how many calls of this run may be in progress: a new call starts only once one was seen to end, also past Max Wait, until Slot Hold After Max Wait is over. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
 	},
 	{
 		displayName: 'Max New Calls per Minute',
