@@ -9,6 +9,12 @@
 // numbers are in several time zones, every one inside its 09:00–20:00 window at the time of the run.
 //
 //   npm run bench:batch -- [--leads 100] [--call-seconds 20] [--only 1,10,25,10@30,25@30,10v1.3,10v1.3+hours]
+//
+// With --scale, instead: lists of the given sizes one after the other, without waiting and waiting for
+// short calls (bench/batch-scale.mjs): time per lead, n8n's peak memory, the saved execution's size and the
+// longest event-loop stall.
+//
+//   npm run bench:batch -- --scale 100,1000,10000,50000 [--scale-modes no-wait,wait] [--scale-call-ms 500]
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
@@ -22,6 +28,7 @@ import { splitByWindow } from '../scripts/lib/lead-zones.mjs';
 import { startN8nServer } from '../scripts/lib/n8n-server.mjs';
 import { ensureRuntime } from '../scripts/lib/runtime-install.mjs';
 import { createUserFolder, removeUserFolder } from '../scripts/lib/user-folder.mjs';
+import { runScale } from './batch-scale.mjs';
 import { control } from './sandbox-control.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -32,6 +39,9 @@ const { values: flags } = parseArgs({
 		leads: { type: 'string', default: '100' },
 		'call-seconds': { type: 'string', default: '20' },
 		only: { type: 'string' },
+		scale: { type: 'string' },
+		'scale-modes': { type: 'string' },
+		'scale-call-ms': { type: 'string', default: '500' },
 	},
 });
 const LEADS = Number(flags.leads);
@@ -285,14 +295,27 @@ async function main() {
 			env: {
 				EXTERNAL_HOOK_FILES: path.join(here, 'n8n-hooks.cjs'),
 				VOICE_AGENT_BENCH_RESULTS: resultsFile,
-				EXECUTIONS_DATA_SAVE_ON_SUCCESS: 'none',
-				NODE_OPTIONS: '--expose-gc',
+				// The scale runs measure what n8n saves; their workflows ask for it.
+				EXECUTIONS_DATA_SAVE_ON_SUCCESS: flags.scale ? 'all' : 'none',
+				// The hook collects garbage before each run to measure the heap it adds: a full collection
+				// stops n8n for a moment, which the scale runs would count as a stall of the node's.
+				...(flags.scale ? { VOICE_AGENT_BENCH_STALLS: '1' } : { NODE_OPTIONS: '--expose-gc' }),
 			},
 		});
 		await server.setupOwnerAndLogin();
 		log(
 			`n8n ${runtime.version} ready at ${server.url}; modes ${MODES.map((m) => m.id).join(', ')}`,
 		);
+		if (flags.scale) {
+			const table = await runScale(server, resultsFile, {
+				sizes: flags.scale.split(',').map(Number),
+				modes: flags['scale-modes'] ? new Set(flags['scale-modes'].split(',')) : undefined,
+				callMs: Number(flags['scale-call-ms']),
+				log,
+			});
+			process.stdout.write(table);
+			return;
+		}
 		const results = await Promise.all(MODES.map((mode) => runMode(server, resultsFile, mode)));
 		process.stdout.write(render(results));
 	} finally {

@@ -6,10 +6,14 @@
 // workflow's webhook), what n8n recorded per node (`executionTime`, items output) and the memory the run
 // added at its peak. With VOICE_AGENT_BENCH_PROFILE=<folder> it also writes a CPU profile of every run.
 // Executions are not saved (EXECUTIONS_DATA_SAVE_ON_SUCCESS=none), so nothing heavy goes to the database.
+// With VOICE_AGENT_BENCH_STALLS set it also reports, per run, the longest delay of n8n's event loop (Node's
+// own monitor, 10 ms resolution) and the longest and total pause of its garbage collector, so a stall can be
+// told from a collection of n8n's heap.
 
 const fs = require('node:fs');
 const inspector = require('node:inspector');
 const path = require('node:path');
+const { monitorEventLoopDelay, PerformanceObserver } = require('node:perf_hooks');
 const v8 = require('node:v8');
 
 const SAMPLE_EVERY_MS = 10;
@@ -33,6 +37,18 @@ async function startRun(key) {
 	globalThis.gc?.();
 	const run = { baseline: inUse(), peak: 0 };
 	run.peak = run.baseline;
+	if (process.env.VOICE_AGENT_BENCH_STALLS) {
+		run.loopDelay = monitorEventLoopDelay({ resolution: 10 });
+		run.loopDelay.enable();
+		run.gc = { maxMs: 0, totalMs: 0 };
+		run.gcObserver = new PerformanceObserver((list) => {
+			for (const entry of list.getEntries()) {
+				run.gc.maxMs = Math.max(run.gc.maxMs, entry.duration);
+				run.gc.totalMs += entry.duration;
+			}
+		});
+		run.gcObserver.observe({ entryTypes: ['gc'] });
+	}
 	run.sampler = setInterval(() => {
 		run.peak = Math.max(run.peak, inUse());
 	}, SAMPLE_EVERY_MS);
@@ -51,6 +67,15 @@ async function finishRun(key, name) {
 	if (!run) return undefined;
 	clearInterval(run.sampler);
 	run.peak = Math.max(run.peak, inUse());
+	if (run.loopDelay) {
+		run.loopDelay.disable();
+		run.gcObserver.disconnect();
+		run.stalls = {
+			loopDelayMaxMs: run.loopDelay.max / 1e6,
+			gcMaxMs: run.gc.maxMs,
+			gcTotalMs: run.gc.totalMs,
+		};
+	}
 	if (run.session) {
 		const { profile } = await post(run.session, 'Profiler.stop');
 		run.session.disconnect();
@@ -60,7 +85,7 @@ async function finishRun(key, name) {
 			JSON.stringify(profile),
 		);
 	}
-	return (run.peak - run.baseline) / 1024 / 1024;
+	return { memoryMb: (run.peak - run.baseline) / 1024 / 1024, stalls: run.stalls };
 }
 
 /** @param {any} run n8n's IRun */
@@ -88,7 +113,9 @@ module.exports = {
 			async function (run, workflowData) {
 				const file = process.env.VOICE_AGENT_BENCH_RESULTS;
 				const result = { workflow: workflowData?.name, ...summary(run) };
-				result.memoryMb = await finishRun(workflowData?.id, workflowData?.name ?? 'workflow');
+				const finished = await finishRun(workflowData?.id, workflowData?.name ?? 'workflow');
+				result.memoryMb = finished?.memoryMb;
+				if (finished?.stalls) result.stalls = finished.stalls;
 				if (file) fs.appendFileSync(file, `${JSON.stringify(result)}\n`);
 			},
 		],

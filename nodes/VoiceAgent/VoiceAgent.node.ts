@@ -25,7 +25,8 @@ export class VoiceAgent implements INodeType {
 		// last minutes (a re-run, a redelivery), and Agent → Get and Get Many simplify by default; 1.3:
 		// Call → Create has Calling Hours and Call Again, and every item it outputs says its outcome; 1.4:
 		// Call → Create's Calls at Once and Max New Calls per Minute bound the node in this n8n process, not
-		// one run (all executions of the node at once share them).
+		// one run (all executions of the node at once share them), and a call never seen to end lets its
+		// Calls at Once slot go after Max Wait twice, by default.
 		version: [1, 1.1, 1.2, 1.3, 1.4],
 		defaultVersion: 1.4,
 		// The chosen operation's action as the node panel words it, written out because n8n's lint requires a literal.

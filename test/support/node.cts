@@ -63,6 +63,11 @@ export interface RunNodeOptions {
 	 * context data (what nodes remember) is kept, its failed run of the node is dropped.
 	 */
 	retryOf?: IRun;
+	/**
+	 * What nodes remember in this execution (n8n's context data, e.g. `node:Voice Agent`), handed to the
+	 * engine as it is: a test can watch how the node reads it.
+	 */
+	contextData?: IDataObject;
 }
 
 export const NODE_NAME = 'Voice Agent';
@@ -135,7 +140,7 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		startData: {},
 		resultData: { runData: {} },
 		executionData: {
-			contextData: {},
+			contextData: options.contextData ?? {},
 			metadata: {},
 			nodeExecutionStack: stack,
 			waitingExecution: {},

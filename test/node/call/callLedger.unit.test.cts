@@ -10,6 +10,7 @@ import {
 	callsCounted,
 	claimSlot,
 	ledgerOf,
+	markEnded,
 	type CallRecord,
 } from '../../../nodes/VoiceAgent/actions/call/callLedger';
 import { sameCaller } from '../../../nodes/VoiceAgent/actions/call/caller';
@@ -92,6 +93,55 @@ describe('Max Calls per Run', () => {
 		);
 		expect(() => checkCallLimit(ledger, validate, 3, '+14155550103')).not.toThrow();
 		expect(() => checkCallLimit(ledger, validate, 0, '+14155550103')).not.toThrow();
+	});
+});
+
+describe("the ledger's bookkeeping per item does not grow with the list", () => {
+	/** A list of `count` items through the guards: the limit checked, the claim, the call placed and seen to end. */
+	function readsFor(count: number): number {
+		let reads = 0;
+		const records = new Proxy({} as Record<string, CallRecord>, {
+			get: (target, key, receiver) => (reads++, Reflect.get(target, key, receiver) as unknown),
+			getOwnPropertyDescriptor: (target, key) => (
+				reads++,
+				Reflect.getOwnPropertyDescriptor(target, key)
+			),
+			ownKeys: (target) => (reads++, Reflect.ownKeys(target)),
+		});
+		const ledger = { records, sentAt: [] };
+		const validate = new InputValidator(node, 0);
+		for (let item = 0; item < count; item++) {
+			checkCallLimit(ledger, validate, count + 1, '+14155550101');
+			const claimed = record('claimed');
+			claimSlot(ledger, `0:${item}`, claimed);
+			advance(claimed, 'sent');
+			advance(claimed, 'placed', `call_${item}`);
+			markEnded(ledger, `call_${item}`);
+		}
+		expect(callsCounted(ledger)).toBe(count);
+		return reads;
+	}
+
+	test('10 times the items (300 and 3,000), at most 20 times the reads of the records', () => {
+		// A scan of every record per item makes this about 100 (quadratic); a lookup per item about 10.
+		expect(readsFor(3_000) / readsFor(300)).toBeLessThan(20);
+	});
+
+	test('a saved ledger read back (a copy, as Retry execution reads it) counts and ends as the original', () => {
+		const ledger = { records: {} as Record<string, CallRecord>, sentAt: [] };
+		const placed = record('claimed');
+		claimSlot(ledger, '0:0', placed);
+		advance(placed, 'sent');
+		advance(placed, 'placed', 'call_1');
+		claimSlot(ledger, '0:1', { ...record('unknown'), sameCallAs: '0:0' });
+		claimSlot(ledger, '0:2', record('notSent'));
+		expect(callsCounted(ledger)).toBe(1);
+
+		const readBack = JSON.parse(JSON.stringify(ledger)) as typeof ledger;
+		expect(callsCounted(readBack)).toBe(1);
+		markEnded(readBack, 'call_1');
+		expect(readBack.records['0:0'].state).toBe('ended');
+		expect(ledger.records['0:0'].state).toBe('placed');
 	});
 });
 

@@ -274,3 +274,23 @@ describe('Call → Create, several at once: the rules of one call hold per item'
 		expect(await allCalls(sandbox)).toHaveLength(0);
 	});
 });
+
+describe('Max Calls per Run counts one possible call once', () => {
+	test('version 1.2, the first call unconfirmed and a later item with its number: a third number is still called under a limit of 2', async () => {
+		await sandbox.faults({ error_rate: 1, match: 'POST /call', when: 'before', times: 1 });
+		const [lead, other] = leads(2);
+
+		const run = await runWith(sandbox, createFor(agent.id, { maxCallsPerRun: 2 }), {
+			input: [lead, lead, other],
+			typeVersion: 1.2,
+			continueOnFail: true,
+		});
+
+		const [first, second, third] = jsonOf(run);
+		expect(first.error).toMatch(/^The call to \+14155551001 may not have been placed/);
+		expect(second.error).toMatch(/may have been placed by an earlier item of this run/);
+		// The first two items stand for one possible call: it counts once, so the limit leaves room.
+		expect(third).toMatchObject({ to: other.phone, status: 'in_progress' });
+		expect(await posts()).toBe(2);
+	});
+});

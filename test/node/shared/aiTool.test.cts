@@ -43,7 +43,7 @@ describe('the default operation reads', () => {
 		);
 	}
 
-	test('a new node (version 1.4) and version 1.1, 1.2 and 1.3 nodes default to Call → Get, and Agent → Get', async () => {
+	test('a new node (version 1.4) and version 1.1 to 1.3 nodes default to Call → Get, and Agent → Get', async () => {
 		expect((await description()).defaultVersion).toBe(1.4);
 		for (const version of [1.1, 1.2, 1.3, 1.4]) {
 			expect(await resolved(version)).toMatchObject({ resource: 'call', operation: 'get' });

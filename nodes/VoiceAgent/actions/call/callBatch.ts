@@ -4,6 +4,7 @@ import type {
 	INodeExecutionData,
 	INodeProperties,
 } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { cancellationError } from '../../../shared/errors';
 import { labelsByName } from '../../../shared/fields';
@@ -16,6 +17,7 @@ import { markEnded, type CallLedger } from './callLedger';
 import { Progress } from './outcomes';
 import { nodeSlotsOf } from './nodeSlots';
 import { CallPace } from './pace';
+import { releasedOutput, slotHoldOption } from './slotHold';
 import { WaitSchedule } from './waitSchedule';
 
 /**
@@ -28,6 +30,11 @@ const MAX_CALLS_AT_ONCE = 50;
 const HELD_CHECK_MS = 3_000;
 /** One call a second at most: above that, Retry-After and the service's own limits decide anyway. */
 const MAX_CALLS_PER_MINUTE = 60 * 60;
+/**
+ * The longest the loops over all items (checks, lookups) keep n8n's event loop before giving it a turn:
+ * webhooks, the editor and other executions of the instance wait for as long as they run.
+ */
+const YIELD_AFTER_MS = 10;
 
 export const batchOptions: INodeProperties[] = [
 	{
@@ -36,7 +43,7 @@ export const batchOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CALLS_AT_ONCE },
 		default: 1,
-		description: `How many calls this node places at the same time, at most ${MAX_CALLS_AT_ONCE}: from node version 1.4, all executions of this node running at once in this n8n process together (two overlapping passes, a webhook delivered twice; in queue mode each worker counts its own); before 1.4, the items of one run. With Wait for the Call to End, how many calls may be in progress: a new call starts only once one was seen to end, also past Max Wait. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
+		description: `How many calls this node places at the same time, at most ${MAX_CALLS_AT_ONCE}: from node version 1.4, all executions of this node running at once in this n8n process together (two overlapping passes, a webhook delivered twice; in queue mode each worker counts its own); before 1.4, the items of one run. With Wait for the Call to End, how many calls may be in progress: a new call starts only once one was seen to end, also past Max Wait, until Slot Hold After Max Wait is over. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
 	},
 	{
 		displayName: 'Max New Calls per Minute',
@@ -47,9 +54,20 @@ export const batchOptions: INodeProperties[] = [
 		description:
 			'Never more calls placed by this node than this in any 60 seconds (0 or empty: no limit): from node version 1.4, all executions of this node in this n8n process together (in queue mode each worker counts its own); before 1.4, one execution. A "too many requests" answer from the service pauses every call of the node (before 1.4: of the run) for as long as it asks. Read from the first item.',
 	},
+	slotHoldOption,
 ];
 
 const LABELS = labelsByName(batchOptions);
+
+/** A turn for n8n's event loop once the caller's loop has kept it for `YIELD_AFTER_MS`. */
+function eventLoopTurns(): () => Promise<void> {
+	let since = Date.now();
+	return async () => {
+		if (Date.now() - since < YIELD_AFTER_MS) return;
+		await sleep(0);
+		since = Date.now();
+	};
+}
 
 interface BatchSettings {
 	callsAtOnce: number;
@@ -93,8 +111,11 @@ interface CallSteps<Request, Prepared> {
 	run(context: IExecuteFunctions, prepared: Prepared, seams: BatchSeams): Promise<IDataObject>;
 	/** The item's call of this node run that is placed and not seen to end, if any. */
 	liveCallOf(context: IExecuteFunctions, itemIndex: number, request: Request): string | undefined;
-	/** Whether the call holds a slot until it ends: only while the node waits for calls to end. */
-	holdsSlot(request: Request): boolean;
+	/**
+	 * How long the item's call may keep its slot past the item's own wait, in ms (slotHold.ts): undefined,
+	 * it holds none (the node does not wait for calls to end); Infinity, until it is seen to end.
+	 */
+	slotHoldMs(request: Request): number | undefined;
 	/** Whether items carry their outcome (node version 1.3), and the hint counts outcomes. */
 	byOutcome: boolean;
 	/** The outcome fields of a failed item, with `byOutcome`. */
@@ -112,8 +133,9 @@ function notPlacedError(context: IExecuteFunctions) {
  * Runs Create for every item, up to Calls at Once of them at the same time, new calls paced, all waits
  * on one schedule. Every item's input is checked, and its agent looked up, before the first call is
  * placed. While the node waits for calls to end, a slot is free again only once its call was seen to
- * end: a call past Max Wait, or whose item failed, keeps it until it ends or no item is left to start,
- * and calls an earlier try of this run left in progress take theirs first. Outputs come in input order,
+ * end: a call past Max Wait, or whose item failed, keeps it until it ends, no item is left to start, or
+ * its Slot Hold is over (then its output says so), and calls an earlier try of this run left in progress
+ * take theirs first. The loops over all items give n8n's event loop a turn every few ms. Outputs come in input order,
  * each paired with its item; a failed item is an error item with "On Error → Continue", otherwise no new
  * call starts, every wait stops, and the error stops the node.
  */
@@ -135,7 +157,9 @@ export async function runCallBatch<Request, Prepared>(
 			: {};
 		outputs[itemIndex] = output.map((item) => ({ ...item, json: { ...item.json, ...fields } }));
 	};
+	const turn = eventLoopTurns();
 	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		await turn();
 		try {
 			requests.set(itemIndex, steps.check(context, itemIndex));
 		} catch (error) {
@@ -144,6 +168,7 @@ export async function runCallBatch<Request, Prepared>(
 	}
 	const prepared = new Map<number, Prepared>();
 	for (const [itemIndex, request] of requests) {
+		await turn();
 		try {
 			prepared.set(itemIndex, await steps.prepare(context, itemIndex, request));
 		} catch (error) {
@@ -153,9 +178,11 @@ export async function runCallBatch<Request, Prepared>(
 	// Items whose call an earlier try left in progress go first: their slots are taken already.
 	const liveCallOf = (itemIndex: number) =>
 		steps.liveCallOf(context, itemIndex, requests.get(itemIndex) as Request);
-	const ready = [...prepared.keys()].sort(
-		(a, b) => Number(liveCallOf(b) !== undefined) - Number(liveCallOf(a) !== undefined),
-	);
+	const live: number[] = [];
+	const others: number[] = [];
+	for (const itemIndex of prepared.keys())
+		(liveCallOf(itemIndex) === undefined ? others : live).push(itemIndex);
+	const ready = [...live, ...others];
 
 	// From version 1.4 the node's slots and pace are shared by its executions running now (nodeSlots.ts).
 	const nodeSlots = nodeSlotsOf(context);
@@ -167,16 +194,22 @@ export async function runCallBatch<Request, Prepared>(
 	let fatal: unknown;
 	let next = 0;
 	const stopped = () => fatal !== undefined || signal?.aborted === true;
-	/** A call that holds its slot until it is seen to end, or until no item is left to start. */
+	/**
+	 * A call that holds its slot until it is seen to end, no item is left to start, or its Slot Hold is
+	 * over: then the item's output says that its call let the slot go.
+	 */
 	const holdSlot = async (itemIndex: number) => {
 		const callId = liveCallOf(itemIndex);
-		if (callId === undefined || !steps.holdsSlot(requests.get(itemIndex) as Request)) return;
+		const holdMs = steps.slotHoldMs(requests.get(itemIndex) as Request);
+		if (callId === undefined || holdMs === undefined) return;
 		const { latest } = await (seams.schedule as WaitSchedule).waitFor({ id: callId } as Call, {
-			maxWaitMs: Infinity,
+			maxWaitMs: holdMs,
 			firstIntervalMs: HELD_CHECK_MS,
 			giveUp: () => next >= ready.length,
 		});
 		if (hasEnded(latest)) markEnded(ledger, callId);
+		else if (next < ready.length && !stopped())
+			outputs[itemIndex] = releasedOutput(outputs[itemIndex]);
 	};
 	const worker = async () => {
 		while (!stopped() && next < ready.length) {

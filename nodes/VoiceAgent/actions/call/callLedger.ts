@@ -65,6 +65,11 @@ export interface CallRecord extends IDataObject {
 	own?: boolean;
 	/** The lead's attempt (Call Again) from 2 on: each attempt is a call of its own. */
 	attempt?: number;
+	/**
+	 * The slot of the record whose possible call this one is too (a later item with the same number,
+	 * after the first one's outcome was unknown): one possible call counts once, on that record.
+	 */
+	sameCallAs?: string;
 }
 
 /**
@@ -146,14 +151,66 @@ export function slotOf(context: IExecuteFunctions, itemIndex: number, to: string
 	return `${runIndexOf(context)}:${itemIndex}`;
 }
 
+/**
+ * What the guards read from the records, kept beside them so that each answer costs the same whatever
+ * the size of the list: how many records may have phoned someone (Max Calls per Run), and the records
+ * naming each call (a call seen to end). In memory only, beside the ledger object: built by one pass
+ * over the records the first time a guard reads a ledger (so also when n8n read back a ledger it saved
+ * with the execution, for *Retry execution*), then kept true by every change, which goes through
+ * `claimSlot` and `advance` only.
+ */
+interface LedgerIndex {
+	counted: number;
+	byCallId: Map<string, Set<CallRecord>>;
+}
+
+const indexes = new WeakMap<CallLedger, LedgerIndex>();
+/** Each indexed record's index: `advance` moves a record without its ledger. */
+const indexOfRecord = new WeakMap<CallRecord, LedgerIndex>();
+
+/** Whether the record counts against Max Calls per Run: it may have called, and counts for itself. */
+const counts = (record: CallRecord) =>
+	MAY_HAVE_CALLED.has(record.state) && record.sameCallAs === undefined;
+
+function addToIndex(index: LedgerIndex, record: CallRecord): void {
+	indexOfRecord.set(record, index);
+	if (counts(record)) index.counted++;
+	if (record.callId !== undefined) nameCall(index, record, record.callId);
+}
+
+function removeFromIndex(index: LedgerIndex, record: CallRecord): void {
+	indexOfRecord.delete(record);
+	if (counts(record)) index.counted--;
+	if (record.callId !== undefined) index.byCallId.get(record.callId)?.delete(record);
+}
+
+function nameCall(index: LedgerIndex, record: CallRecord, callId: string): void {
+	let named = index.byCallId.get(callId);
+	if (!named) index.byCallId.set(callId, (named = new Set()));
+	named.add(record);
+}
+
+function indexOf(ledger: CallLedger): LedgerIndex {
+	let index = indexes.get(ledger);
+	if (!index) {
+		index = { counted: 0, byCallId: new Map() };
+		for (const record of Object.values(ledger.records)) addToIndex(index, record);
+		indexes.set(ledger, index);
+	}
+	return index;
+}
+
 /** Moves a record forward; a step back is a bug in the node, never something the service did. */
 export function advance(record: CallRecord, state: CallState, callId?: string): void {
 	if (record.state === state && callId === undefined) return;
 	if (record.state !== state && !NEXT[record.state].includes(state)) {
 		throw new Error(`A call's record cannot go from ${record.state} to ${state}`);
 	}
+	const index = indexOfRecord.get(record);
+	if (index) removeFromIndex(index, record);
 	record.state = state;
 	if (callId !== undefined) record.callId = callId;
+	if (index) addToIndex(index, record);
 }
 
 /** Whether the record's call may have phoned someone (only `notSent` and `skipped` placed nothing). */
@@ -161,12 +218,12 @@ export function mayHaveCalled(record: CallRecord | undefined): boolean {
 	return record !== undefined && MAY_HAVE_CALLED.has(record.state);
 }
 
-/** How many calls this node may have placed in the execution: Max Calls per Run counts these. */
+/**
+ * How many calls this node may have placed in the execution: Max Calls per Run counts these, each
+ * possible call once (a record that shares another's possible call is not counted again).
+ */
 export function callsCounted(ledger: CallLedger): number {
-	let count = 0;
-	for (const record of Object.values(ledger.records))
-		if (MAY_HAVE_CALLED.has(record.state)) count++;
-	return count;
+	return indexOf(ledger).counted;
 }
 
 /**
@@ -175,18 +232,22 @@ export function callsCounted(ledger: CallLedger): number {
  * it may have phoned someone, so Max Calls per Run must go on counting it.
  */
 export function claimSlot(ledger: CallLedger, slot: string, record: CallRecord): void {
+	const index = indexOf(ledger);
 	const earlier = ledger.records[slot];
 	if (earlier && MAY_HAVE_CALLED.has(earlier.state)) {
-		let index = 1;
-		while (ledger.records[`${slot}~${index}`]) index++;
-		ledger.records[`${slot}~${index}`] = earlier;
+		let displaced = 1;
+		while (ledger.records[`${slot}~${displaced}`]) displaced++;
+		ledger.records[`${slot}~${displaced}`] = earlier;
+	} else if (earlier) {
+		removeFromIndex(index, earlier);
 	}
 	ledger.records[slot] = record;
+	addToIndex(index, record);
 }
 
 /** Notes that a call was seen to end, wherever it was seen. */
 export function markEnded(ledger: CallLedger, callId: string): void {
-	for (const record of Object.values(ledger.records)) {
-		if (record.callId === callId && record.state === 'placed') advance(record, 'ended');
+	for (const record of [...(indexOf(ledger).byCallId.get(callId) ?? [])]) {
+		if (record.state === 'placed') advance(record, 'ended');
 	}
 }

@@ -28,6 +28,7 @@ import { numberClaimKey } from './processClaims';
 import { accountOf } from '../../../shared/transport/request';
 import { placeAndWait, type PreparedCall } from './placeAndWait';
 import { ledgerOf, runIndexOf, slotOf } from './callLedger';
+import { slotHoldMs } from './slotHold';
 import { skipOffNotice, skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
 import { waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
@@ -91,6 +92,8 @@ interface CallRequest {
 	context: string;
 	options: IDataObject;
 	wait: WaitSettings | undefined;
+	/** How long the call may keep its Calls at Once slot past the wait (slotHold.ts). */
+	slotHoldMs: number | undefined;
 	/** Max Calls per Run; 0: no limit. */
 	maxCalls: number;
 	/** Max Calls per Hour; 0: no limit. */
@@ -123,10 +126,11 @@ function readCallRequest(context: IExecuteFunctions, itemIndex: number): CallReq
 		CALL_FIELDS.context,
 	);
 	const wait = waitSettings(context, itemIndex, options);
+	const holdMs = slotHoldMs(context.getNode().typeVersion, validate, options, wait);
 	const hours = readCallingHours(context, validate, options, to);
 	const attempt = readCallAgain(context, validate, options, wait !== undefined);
 	return {
-		...{ from, to, context: callContext, options, wait, maxCalls, maxPerHour },
+		...{ from, to, context: callContext, options, wait, slotHoldMs: holdMs, maxCalls, maxPerHour },
 		...{ windowMinutes, hours, attempt },
 	};
 }
@@ -189,7 +193,7 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 					? record.callId
 					: undefined;
 			},
-			holdsSlot: (request) => request.wait !== undefined,
+			slotHoldMs: (request) => request.slotHoldMs,
 			byOutcome: this.getNode().typeVersion >= OUTCOMES_VERSION,
 			failureFields: (error, request, itemIndex) => {
 				const attempt = request?.attempt.attempt ?? attemptGiven(this, itemIndex);

@@ -263,7 +263,10 @@ async function sameNumberOutcome(
 	};
 	const by = placedFirst ?? earlierItem(item.body.to, itemIndex);
 	if (!call || firstRecord.callId === undefined) {
-		claimSlot(ledger, slot, { ...base, state: 'unknown' });
+		// The same possible call as the first one's: its record (this run's, or another execution's)
+		// counts it against Max Calls per Run.
+		const sameCallAs = placedFirst ? 'another execution' : slotOf(context, itemIndex, item.body.to);
+		claimSlot(ledger, slot, { ...base, state: 'unknown', sameCallAs });
 		throw mayHaveBeenPlacedError(context, item, firstRecord, by.placedBy);
 	}
 	const skipReason =
