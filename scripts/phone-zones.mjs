@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes nodes/VoiceAgent/actions/call/callingHours/phoneZones.data.ts from libphonenumber's prefix→time-zone
+// Writes nodes/VoiceAgent/actions/call/create/callingHours/phoneZones.data.ts from libphonenumber's prefix→time-zone
 // map, and countryWideRanges.data.ts from its number metadata (PhoneNumberMetadata.xml), both vendored in
 // scripts/data/libphonenumber/ (their version and commit in source.json). `npm run build` runs it first;
 // `--check` only compares and exits 1 when a committed file is not what the sources give.
@@ -15,10 +15,13 @@ import { generateCountryWideRanges } from './lib/country-wide-ranges.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIR = path.join(ROOT, 'scripts/data/libphonenumber');
-const TARGET = path.join(ROOT, 'nodes/VoiceAgent/actions/call/callingHours/phoneZones.data.ts');
+const TARGET = path.join(
+	ROOT,
+	'nodes/VoiceAgent/actions/call/create/callingHours/phoneZones.data.ts',
+);
 const RANGES_TARGET = path.join(
 	ROOT,
-	'nodes/VoiceAgent/actions/call/callingHours/countryWideRanges.data.ts',
+	'nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges.data.ts',
 );
 
 /** The map's entries in file order: `{ prefix, zones }`; a malformed line stops the build. */

@@ -27,7 +27,7 @@ export const COUNTRY_WIDE_TYPES = [
  * PhoneNumberUtil.GEO_MOBILE_COUNTRIES of libphonenumber v9.0.35: mobiles placed by area code in Mexico (52),
  * Argentina (54), Brazil (55), China (86), and "Indonesia: some prefixes only (fixed CDMA wireless)" (62).
  * Indonesia is left out: its mobile pattern is only 8[1-35-9]… (the operators' 08xx ranges, nationwide), and no
- * fixed-line area code starts with 8 (test/node/call/callingHours/countryWideRanges.unit.test.cts checks both).
+ * fixed-line area code starts with 8 (test/node/call/create/callingHours/countryWideRanges.unit.test.cts checks both).
  */
 export const GEO_MOBILE_CALLING_CODES = new Set(['52', '54', '55', '86']);
 

@@ -369,8 +369,8 @@ describe('Max Calls per Hour: a call the service does not hold', () => {
 
 describe('memory stays bounded: nothing outlives its use', () => {
 	// The package's own modules, as n8n loaded them for the runs above (the same module instances).
-	const claims = require('../../../dist/nodes/VoiceAgent/actions/call/processClaims.js');
-	const slots = require('../../../dist/nodes/VoiceAgent/actions/call/nodeSlots.js');
+	const claims = require('../../../dist/nodes/VoiceAgent/actions/call/create/records/processClaims.js');
+	const slots = require('../../../dist/nodes/VoiceAgent/actions/call/create/batch/nodeSlots.js');
 
 	test('a claim exists while its call is placed, a node share while its executions run; then neither', async () => {
 		await sandbox.faults({ match: 'POST /call', latency_ms: 500 });

@@ -16,20 +16,29 @@ import {
 	checkAllowedDestination,
 	toolUseOf,
 } from './allowedDestinations';
-import { attemptGiven, callAgainOption, readCallAgain, type ItemAttempt } from './callAgain';
-import { batchOptions, runCallBatch } from './callBatch';
-import { agentPhoneNumber, checkFrom, fromProperty } from './callFrom';
-import { callingHoursOption, readCallingHours, type ItemHours } from './callingHours/option';
-import { failedOutcome, OUTCOMES_VERSION } from './outcomes';
-import { maxCallsPerRun, maxCallsPerRunOption } from './maxCallsPerRun';
-import { maxCallsPerHour, maxCallsPerHourOption } from './callsPerHour';
-import { hourBudgetOf } from './agentHour';
-import { numberClaimKey } from './processClaims';
+import {
+	attemptGiven,
+	callAgainOption,
+	readCallAgain,
+	type ItemAttempt,
+} from './create/attempts/callAgain';
+import { batchOptions, runCallBatch } from './create/batch/callBatch';
+import { agentPhoneNumber, checkFrom, fromProperty } from './create/callFrom';
+import { callingHoursOption, readCallingHours, type ItemHours } from './create/callingHours/option';
+import { failedOutcome, OUTCOMES_VERSION } from './create/attempts/outcomes';
+import { maxCallsPerRun, maxCallsPerRunOption } from './create/guards/maxCallsPerRun';
+import { maxCallsPerHour, maxCallsPerHourOption } from './create/guards/callsPerHour';
+import { hourBudgetOf } from './create/guards/agentHour';
+import { numberClaimKey } from './create/records/processClaims';
 import { accountOf } from '../../../shared/transport/request';
-import { placeAndWait, type PreparedCall } from './placeAndWait';
-import { ledgerOf, runIndexOf, slotOf } from './callLedger';
-import { slotHoldMs } from './slotHold';
-import { skipOffNotice, skipRecentlyCalledProperty, skipWindowMinutes } from './skipRecentlyCalled';
+import { placeAndWait, type PreparedCall } from './create/placing/placeAndWait';
+import { ledgerOf, runIndexOf, slotOf } from './create/records/callLedger';
+import { slotHoldMs } from './create/batch/slotHold';
+import {
+	skipOffNotice,
+	skipRecentlyCalledProperty,
+	skipWindowMinutes,
+} from './create/guards/skipRecentlyCalled';
 import { waitForEndOptions, waitSettings, type WaitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [

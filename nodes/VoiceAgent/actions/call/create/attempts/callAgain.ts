@@ -1,0 +1,177 @@
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
+
+import type { Call } from '../../../../../shared/types';
+import type { InputValidator } from '../../../../../shared/validation';
+import { leadTime, nextCallTime, type ItemHours } from '../callingHours/option';
+import { fromVersion13, outcomeFields, OUTCOMES_VERSION } from './outcomes';
+
+const MAX_ATTEMPTS = 5;
+const FIELD = 'Call Again When the Call Fails';
+const LABELS = {
+	attempts: `${FIELD} → Attempts`,
+	minutesBetween: `${FIELD} → Minutes Between Attempts`,
+	successStatuses: `${FIELD} → Success Statuses`,
+	attempt: `${FIELD} → Lead's Attempt Number`,
+	previousCallId: `${FIELD} → Previous Attempt's Call ID`,
+};
+
+/** Call → Create → Options → Call Again When the Call Fails. */
+export const callAgainOption: INodeProperties = {
+	displayName: FIELD,
+	name: 'callAgain',
+	type: 'fixedCollection',
+	default: {},
+	placeholder: 'Add Call Again',
+	description:
+		'With Wait for the Call to End: a call that ended without success is output with "outcome": "retry_due", the next attempt\'s number in "attempt" and its time in "next_call_at", until the attempts are used. The workflow keeps them with the lead and feeds the lead back when it is due.',
+	displayOptions: fromVersion13,
+	options: [
+		{
+			displayName: 'Settings',
+			name: 'settings',
+			values: [
+				{
+					displayName: 'Attempts',
+					name: 'attempts',
+					type: 'number',
+					typeOptions: { minValue: 1, maxValue: MAX_ATTEMPTS },
+					default: 3,
+					description: `How many calls a lead gets at most, the first included (1: never again; at most ${MAX_ATTEMPTS})`,
+				},
+				{
+					displayName: "Lead's Attempt Number",
+					name: 'attempt',
+					type: 'string',
+					default: '={{ $json.attempt || 1 }}',
+					description:
+						'Which attempt this item is, as the lead keeps it (1 for a new lead). A re-run of an attempt is never placed twice; the next attempt is never taken for a re-run.',
+				},
+				{
+					displayName: 'Minutes Between Attempts',
+					name: 'minutesBetween',
+					type: 'number',
+					typeOptions: { minValue: 0 },
+					default: 60,
+					description:
+						'How long after a failed call the next attempt is due; outside Calling Hours it moves to the next window',
+				},
+				{
+					displayName: "Previous Attempt's Call ID",
+					name: 'previousCallId',
+					type: 'string',
+					default: '={{ $json.call_id }}',
+					description:
+						"From attempt 2 on: the ID of the last attempt's call, as the lead keeps it. The attempt is placed only while that call is still the agent's newest to the number: a newer one means this attempt was placed already.",
+				},
+				{
+					displayName: 'Success Statuses',
+					name: 'successStatuses',
+					type: 'string',
+					default: 'completed',
+					description:
+						'End statuses that count as reached, separated by commas; every other end status is a failure (the service does not publish its full set)',
+				},
+			],
+		},
+	],
+};
+
+/** The item's Call Again settings, checked; without the option a lead has one attempt. */
+export interface ItemAttempt {
+	attempt: number;
+	attempts: number;
+	minutesBetween: number;
+	success: ReadonlySet<string>;
+	/** From attempt 2: the call of the attempt before. */
+	previousCallId?: string;
+}
+
+export function readCallAgain(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	options: IDataObject,
+	waiting: boolean,
+): ItemAttempt {
+	const settings = (options.callAgain as IDataObject | undefined)?.settings as
+		| IDataObject
+		| undefined;
+	const none = { attempt: 1, attempts: 1, minutesBetween: 0, success: new Set<string>() };
+	if (context.getNode().typeVersion < OUTCOMES_VERSION || !settings) return none;
+	if (!waiting) {
+		validate.fail(
+			FIELD,
+			'needs Wait for the Call to End: only a call seen to end can have failed',
+			'Add Wait for the Call to End to the Options, or remove Call Again.',
+		);
+	}
+	const attempts = validate.integer(settings.attempts ?? 3, LABELS.attempts, 1, MAX_ATTEMPTS);
+	const minutes = Number(settings.minutesBetween ?? 60);
+	if (!Number.isFinite(minutes) || minutes < 0)
+		validate.fail(
+			LABELS.minutesBetween,
+			`must be 0 or more (got ${JSON.stringify(settings.minutesBetween)})`,
+		);
+	const success = validate.stringList(
+		settings.successStatuses ?? 'completed',
+		LABELS.successStatuses,
+	);
+	if (success.length === 0) validate.fail(LABELS.successStatuses, 'must name at least one status');
+	const given = settings.attempt;
+	const attempt = validate.integer(
+		given === undefined || given === null || given === '' ? 1 : given,
+		LABELS.attempt,
+		1,
+		attempts,
+	);
+	const result: ItemAttempt = {
+		attempt,
+		attempts,
+		minutesBetween: minutes,
+		success: new Set(success.map((status) => status.toLowerCase())),
+	};
+	if (attempt > 1)
+		result.previousCallId = validate.id(settings.previousCallId, LABELS.previousCallId);
+	return result;
+}
+
+/** The attempt an item gave, as far as it can be read, for an item whose input failed its check. */
+export function attemptGiven(context: IExecuteFunctions, itemIndex: number): number {
+	try {
+		const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
+		const settings = (options.callAgain as IDataObject | undefined)?.settings as IDataObject;
+		const attempt = Number(settings?.attempt ?? 1);
+		return Number.isInteger(attempt) && attempt >= 1 ? attempt : 1;
+	} catch {
+		return 1;
+	}
+}
+
+/** The outcome fields of an item whose call was seen to end. */
+export function endedOutcome(
+	call: Call,
+	attempt: ItemAttempt,
+	hours: ItemHours | undefined,
+	endSeenMs: number,
+	fallbackZone: string,
+): IDataObject {
+	const status = String(call.status ?? '').trim();
+	const reached = attempt.success.has(status.toLowerCase());
+	if (attempt.attempts <= 1 || reached) return outcomeFields('ended', attempt.attempt);
+	const left = attempt.attempts - attempt.attempt;
+	if (left <= 0) {
+		const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ended "${status}": no attempt is left.`;
+		return outcomeFields('ended', attempt.attempt, { reason });
+	}
+	const dueMs = nextCallTime(hours, endSeenMs + attempt.minutesBetween * 60_000);
+	if (dueMs === undefined) {
+		const reason = `Attempt ${attempt.attempt} ended "${status}", and Calling Hours do not open again within a week: not called again.`;
+		return outcomeFields('ended', attempt.attempt, { reason });
+	}
+	const nextCallAt = leadTime(hours, dueMs, fallbackZone);
+	const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ended "${status}": attempt ${attempt.attempt + 1} is due at ${nextCallAt}.`;
+	return outcomeFields('retry_due', attempt.attempt + 1, {
+		next_call_at: nextCallAt,
+		retry_at: nextCallAt,
+		reason,
+	});
+}

@@ -1,0 +1,250 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeProperties,
+} from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { cancellationError } from '../../../../../shared/errors';
+import { labelsByName } from '../../../../../shared/fields';
+import { cancelledError, cancelSignalOf } from '../../../../../shared/transport/cancel';
+import { hasEnded } from '../../../../../shared/callStatus';
+import type { Call } from '../../../../../shared/types';
+import { InputValidator } from '../../../../../shared/validation';
+import { failedItemOutput } from '../../../itemFailure';
+import { markEnded, type CallLedger } from '../records/callLedger';
+import { Progress } from '../attempts/outcomes';
+import { nodeSlotsOf } from './nodeSlots';
+import { CallPace } from './pace';
+import { releasedOutput, slotHoldOption } from './slotHold';
+import { WaitSchedule } from '../../waitSchedule';
+
+/**
+ * The most calls in progress at once. A batch of calls is paced by the people who take them, not by
+ * n8n: 50 keeps a campaign well inside what voice services allow an account at once (typically 10 to
+ * 100 concurrent calls), and the checks of 50 waiting calls stay under 2 requests a second.
+ */
+const MAX_CALLS_AT_ONCE = 50;
+/** The first check of a call that holds its slot past its item's wait (its own wait checked it last). */
+const HELD_CHECK_MS = 3_000;
+/** One call a second at most: above that, Retry-After and the service's own limits decide anyway. */
+const MAX_CALLS_PER_MINUTE = 60 * 60;
+/**
+ * The longest the loops over all items (checks, lookups) keep n8n's event loop before giving it a turn:
+ * webhooks, the editor and other executions of the instance wait for as long as they run.
+ */
+const YIELD_AFTER_MS = 10;
+
+export const batchOptions: INodeProperties[] = [
+	{
+		displayName: 'Calls at Once',
+		name: 'callsAtOnce',
+		type: 'number',
+		typeOptions: { minValue: 1, maxValue: MAX_CALLS_AT_ONCE },
+		default: 1,
+		description: `How many calls this node places at the same time, at most ${MAX_CALLS_AT_ONCE}: from node version 1.4, all executions of this node running at once in this n8n process together (two overlapping passes, a webhook delivered twice; in queue mode each worker counts its own); before 1.4, the items of one run. With Wait for the Call to End, how many calls may be in progress: a new call starts only once one was seen to end, also past Max Wait, until Slot Hold After Max Wait is over. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
+	},
+	{
+		displayName: 'Max New Calls per Minute',
+		name: 'maxCallsPerMinute',
+		type: 'number',
+		typeOptions: { minValue: 0, maxValue: MAX_CALLS_PER_MINUTE },
+		default: 0,
+		description:
+			'Never more calls placed by this node than this in any 60 seconds (0 or empty: no limit): from node version 1.4, all executions of this node in this n8n process together (in queue mode each worker counts its own); before 1.4, one execution. A "too many requests" answer from the service pauses every call of the node (before 1.4: of the run) for as long as it asks. Read from the first item.',
+	},
+	slotHoldOption,
+];
+
+const LABELS = labelsByName(batchOptions);
+
+/** A turn for n8n's event loop once the caller's loop has kept it for `YIELD_AFTER_MS`. */
+function eventLoopTurns(): () => Promise<void> {
+	let since = Date.now();
+	return async () => {
+		if (Date.now() - since < YIELD_AFTER_MS) return;
+		await sleep(0);
+		since = Date.now();
+	};
+}
+
+interface BatchSettings {
+	callsAtOnce: number;
+	maxCallsPerMinute: number | undefined;
+}
+
+/** Calls at Once and the pace, from the first item's Options (they hold for the whole run). */
+function batchSettings(context: IExecuteFunctions): BatchSettings {
+	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
+	const validate = new InputValidator(context.getNode(), 0);
+	const callsAtOnce = validate.integer(
+		options.callsAtOnce ?? 1,
+		LABELS.callsAtOnce,
+		1,
+		MAX_CALLS_AT_ONCE,
+	);
+	const perMinute = options.maxCallsPerMinute;
+	const noLimit =
+		perMinute === undefined || perMinute === null || perMinute === '' || perMinute === 0;
+	return {
+		callsAtOnce,
+		maxCallsPerMinute: noLimit
+			? undefined
+			: validate.integer(perMinute, LABELS.maxCallsPerMinute, 1, MAX_CALLS_PER_MINUTE),
+	};
+}
+
+/** What the calls of a batch share: the pace of POST /call and one schedule for all waits. */
+export interface BatchSeams {
+	pace?: CallPace;
+	schedule?: WaitSchedule;
+}
+
+/** The per-item unit of Create, as the batch runs it: checked, prepared, run. */
+interface CallSteps<Request, Prepared> {
+	/** Checks the item's input without sending anything; throws the item's input error. */
+	check(context: IExecuteFunctions, itemIndex: number): Request;
+	/** What needs a lookup before the first call (agents by name or ID), for every item first. */
+	prepare(context: IExecuteFunctions, itemIndex: number, request: Request): Promise<Prepared>;
+	/** Place once → wait, for one item. */
+	run(context: IExecuteFunctions, prepared: Prepared, seams: BatchSeams): Promise<IDataObject>;
+	/** The item's call of this node run that is placed and not seen to end, if any. */
+	liveCallOf(context: IExecuteFunctions, itemIndex: number, request: Request): string | undefined;
+	/**
+	 * How long the item's call may keep its slot past the item's own wait, in ms (slotHold.ts): undefined,
+	 * it holds none (the node does not wait for calls to end); Infinity, until it is seen to end.
+	 */
+	slotHoldMs(request: Request): number | undefined;
+	/** Whether items carry their outcome (node version 1.3), and the hint counts outcomes. */
+	byOutcome: boolean;
+	/** The outcome fields of a failed item, with `byOutcome`. */
+	failureFields(error: unknown, request: Request | undefined, itemIndex: number): IDataObject;
+}
+
+/** For the calls still waiting for their pace slot when the batch stops: they were never sent. */
+function notPlacedError(context: IExecuteFunctions) {
+	return cancellationError(context.getNode(), {
+		message: 'Not placed: the run stopped at an earlier item that failed',
+	});
+}
+
+/**
+ * Runs Create for every item, up to Calls at Once of them at the same time, new calls paced, all waits
+ * on one schedule. Every item's input is checked, and its agent looked up, before the first call is
+ * placed. While the node waits for calls to end, a slot is free again only once its call was seen to
+ * end: a call past Max Wait, or whose item failed, keeps it until it ends, no item is left to start, or
+ * its Slot Hold is over (then its output says so), and calls an earlier try of this run left in progress
+ * take theirs first. The loops over all items give n8n's event loop a turn every few ms. Outputs come in input order,
+ * each paired with its item; a failed item is an error item with "On Error → Continue", otherwise no new
+ * call starts, every wait stops, and the error stops the node.
+ */
+export async function runCallBatch<Request, Prepared>(
+	context: IExecuteFunctions,
+	steps: CallSteps<Request, Prepared>,
+	ledger: CallLedger,
+): Promise<INodeExecutionData[]> {
+	const items = context.getInputData();
+	const settings = batchSettings(context);
+	const outputs: INodeExecutionData[][] = new Array(items.length);
+	const requests = new Map<number, Request>();
+	const progress = new Progress(steps.byOutcome);
+	const fail = (itemIndex: number, error: unknown) => {
+		progress.fail();
+		const output = failedItemOutput(context, itemIndex, error);
+		const fields = steps.byOutcome
+			? steps.failureFields(error, requests.get(itemIndex), itemIndex)
+			: {};
+		outputs[itemIndex] = output.map((item) => ({ ...item, json: { ...item.json, ...fields } }));
+	};
+	const turn = eventLoopTurns();
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		await turn();
+		try {
+			requests.set(itemIndex, steps.check(context, itemIndex));
+		} catch (error) {
+			fail(itemIndex, error);
+		}
+	}
+	const prepared = new Map<number, Prepared>();
+	for (const [itemIndex, request] of requests) {
+		await turn();
+		try {
+			prepared.set(itemIndex, await steps.prepare(context, itemIndex, request));
+		} catch (error) {
+			fail(itemIndex, error);
+		}
+	}
+	// Items whose call an earlier try left in progress go first: their slots are taken already.
+	const liveCallOf = (itemIndex: number) =>
+		steps.liveCallOf(context, itemIndex, requests.get(itemIndex) as Request);
+	const live: number[] = [];
+	const others: number[] = [];
+	for (const itemIndex of prepared.keys())
+		(liveCallOf(itemIndex) === undefined ? others : live).push(itemIndex);
+	const ready = [...live, ...others];
+
+	// From version 1.4 the node's slots and pace are shared by its executions running now (nodeSlots.ts).
+	const nodeSlots = nodeSlotsOf(context);
+	const seams: BatchSeams = {
+		pace: new CallPace(context, settings.maxCallsPerMinute, ledger, Date.now, nodeSlots?.pace),
+		schedule: new WaitSchedule(context),
+	};
+	const signal = cancelSignalOf(context);
+	let fatal: unknown;
+	let next = 0;
+	const stopped = () => fatal !== undefined || signal?.aborted === true;
+	/**
+	 * A call that holds its slot until it is seen to end, no item is left to start, or its Slot Hold is
+	 * over: then the item's output says that its call let the slot go.
+	 */
+	const holdSlot = async (itemIndex: number) => {
+		const callId = liveCallOf(itemIndex);
+		const holdMs = steps.slotHoldMs(requests.get(itemIndex) as Request);
+		if (callId === undefined || holdMs === undefined) return;
+		const { latest } = await (seams.schedule as WaitSchedule).waitFor({ id: callId } as Call, {
+			maxWaitMs: holdMs,
+			firstIntervalMs: HELD_CHECK_MS,
+			giveUp: () => next >= ready.length,
+		});
+		if (hasEnded(latest)) markEnded(ledger, callId);
+		else if (next < ready.length && !stopped())
+			outputs[itemIndex] = releasedOutput(outputs[itemIndex]);
+	};
+	const worker = async () => {
+		while (!stopped() && next < ready.length) {
+			if (nodeSlots && !(await nodeSlots.take(settings.callsAtOnce, stopped))) break;
+			if (next >= ready.length) break;
+			const itemIndex = ready[next++];
+			try {
+				const json = await steps.run(context, prepared.get(itemIndex) as Prepared, seams);
+				progress.count(json);
+				outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
+			} catch (error) {
+				try {
+					fail(itemIndex, error);
+				} catch (itemError) {
+					fatal ??= itemError;
+					// Calls still waiting for their pace slot were never sent: their error must say so, not
+					// carry the failed item's error (which may be an ambiguous "may have been placed").
+					seams.pace?.stop(notPlacedError(context));
+					seams.schedule?.stop(fatal);
+					nodeSlots?.wake();
+				}
+			}
+			if (!stopped()) await holdSlot(itemIndex).catch(() => undefined);
+			nodeSlots?.free();
+		}
+	};
+	const workers = Math.min(settings.callsAtOnce, ready.length);
+	try {
+		await Promise.all(Array.from({ length: workers }, worker));
+	} finally {
+		nodeSlots?.leave();
+	}
+
+	context.addExecutionHints({ message: progress.message, type: 'info', location: 'outputPane' });
+	if (fatal !== undefined) throw fatal;
+	if (signal?.aborted) throw cancelledError(context);
+	return outputs.flat();
+}

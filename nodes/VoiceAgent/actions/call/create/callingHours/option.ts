@@ -1,0 +1,242 @@
+import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import type { InputValidator } from '../../../../../shared/validation';
+import { fromVersion13, OUTCOMES_VERSION } from '../attempts/outcomes';
+import { zonesOfNumber } from './phoneZones';
+import {
+	isInsideWindow,
+	isoWithOffset,
+	isValidTimeZone,
+	nextWindowStart,
+	parseClock,
+	type CallingWindow,
+} from './window';
+
+const DAYS = [
+	'sunday',
+	'monday',
+	'tuesday',
+	'wednesday',
+	'thursday',
+	'friday',
+	'saturday',
+] as const;
+const dayName = (day: string) => day[0].toUpperCase() + day.slice(1);
+
+const FIELD = 'Calling Hours';
+const LABELS = {
+	days: `${FIELD} → Days`,
+	from: `${FIELD} → Hours From`,
+	until: `${FIELD} → Hours Until`,
+	zone: `${FIELD} → Time Zone`,
+	zoneName: `${FIELD} → Time Zone Name`,
+	number: `${FIELD} → Time Zone (the number's own)`,
+};
+
+/** Call → Create → Options → Calling Hours: when a lead may be phoned, in the lead's local time. */
+export const callingHoursOption: INodeProperties = {
+	displayName: FIELD,
+	name: 'callingHours',
+	type: 'fixedCollection',
+	default: {},
+	placeholder: 'Add Calling Hours',
+	description:
+		'Only call within these hours. An item outside them is not dialled and is no error: it is output with "outcome": "deferred" and "next_call_at", the start of its next window. A window that closes while the item waits for its turn defers it too.',
+	displayOptions: fromVersion13,
+	options: [
+		{
+			displayName: 'Hours',
+			name: 'hours',
+			values: [
+				{
+					displayName: 'Days',
+					name: 'days',
+					type: 'multiOptions',
+					options: DAYS.map((day) => ({ name: dayName(day), value: day })),
+					default: ['monday', 'tuesday', 'wednesday', 'thursday', 'friday'],
+					description: 'The days, in the local time, on which a window opens',
+				},
+				{
+					displayName: 'Hours From',
+					name: 'from',
+					type: 'string',
+					default: '09:00',
+					placeholder: 'e.g. 08:00',
+					description: 'Local time (24-hour, HH:MM) the window opens',
+				},
+				{
+					displayName: 'Hours Until',
+					name: 'until',
+					type: 'string',
+					default: '20:00',
+					placeholder: 'e.g. 21:00',
+					description:
+						'Local time (24-hour, HH:MM) the window closes; a call is never started at or after it. Earlier than Hours From: the window runs overnight into the next day.',
+				},
+				{
+					displayName: 'Time Zone',
+					name: 'timeZone',
+					type: 'options',
+					options: [
+						{
+							name: "The Number's Own",
+							value: 'number',
+							description:
+								"From the number's country and area code (libphonenumber's data). A number that may be in several zones is called only when the window is open in every one of them; a mobile or non-geographic number in a country that spans zones (e.g. an Australian mobile) may be in any of them.",
+						},
+						{ name: "The Workflow's", value: 'workflow' },
+						{ name: 'Given', value: 'given', description: 'An IANA zone, per item if needed' },
+					],
+					default: 'number',
+				},
+				{
+					displayName: 'Time Zone Name',
+					name: 'zone',
+					type: 'string',
+					default: '',
+					placeholder: 'e.g. America/New_York or {{ $json.timezone }}',
+					description: 'An IANA time zone name',
+					displayOptions: { show: { timeZone: ['given'] } },
+				},
+				{
+					displayName: 'Time Zone When Unknown',
+					name: 'unknownNumber',
+					type: 'options',
+					options: [
+						{
+							name: 'Fail the Item',
+							value: 'refuse',
+							description: 'Nothing is dialled for it; the error names the number',
+						},
+						{ name: "Use the Workflow's Time Zone", value: 'workflow' },
+					],
+					default: 'refuse',
+					description:
+						'For a number whose country and area code name no time zone (e.g. +800, a non-geographic number)',
+					displayOptions: { show: { timeZone: ['number'] } },
+				},
+			],
+		},
+	],
+};
+
+/** The item's Calling Hours, checked: its window and the zones it must hold in. */
+export interface ItemHours {
+	window: CallingWindow;
+	zones: string[];
+	/** What the reason says of the window, e.g. "Monday–Friday 09:00–20:00 in America/New_York". */
+	described: string;
+}
+
+function zonesOfItem(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	hours: IDataObject,
+	to: string,
+): string[] {
+	const mode = validate.oneOf(hours.timeZone ?? 'number', LABELS.zone, [
+		'number',
+		'workflow',
+		'given',
+	]);
+	if (mode === 'workflow') return [context.getTimezone()];
+	if (mode === 'given') {
+		const zone = validate.nonEmptyString(hours.zone, LABELS.zoneName, 64);
+		if (!isValidTimeZone(zone))
+			validate.fail(LABELS.zoneName, `is not a known IANA time zone ("${zone}")`);
+		return [zone];
+	}
+	const zones = zonesOfNumber(to);
+	if (zones) return zones;
+	if (hours.unknownNumber === 'workflow') return [context.getTimezone()];
+	return validate.fail(
+		LABELS.number,
+		`is unknown for ${to}: its country and area code name no time zone, so nothing was dialled`,
+		'Choose "Use the Workflow\'s Time Zone" under Time Zone When Unknown, or give the zone per item (Time Zone: Given).',
+	);
+}
+
+/**
+ * The item's Calling Hours from its Options, checked before anything is sent; undefined: none set. A
+ * window that never opens in all of the number's zones within a week fails the item here.
+ */
+export function readCallingHours(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	options: IDataObject,
+	to: string,
+): ItemHours | undefined {
+	if (context.getNode().typeVersion < OUTCOMES_VERSION) return undefined;
+	const hours = (options.callingHours as IDataObject | undefined)?.hours as IDataObject | undefined;
+	if (!hours) return undefined;
+	const days = validate.stringList(hours.days ?? [], LABELS.days);
+	if (days.length === 0) validate.fail(LABELS.days, 'must name at least one day');
+	const unknownDay = days.find((day) => !(DAYS as readonly string[]).includes(day.toLowerCase()));
+	if (unknownDay !== undefined)
+		validate.fail(LABELS.days, `names no day of the week ("${unknownDay}")`);
+	const clock = (value: unknown, field: string, allowMidnight: boolean) => {
+		const minutes = parseClock(String(value ?? ''));
+		if (minutes === undefined || (minutes === 24 * 60 && !allowMidnight))
+			validate.fail(field, `must be a time of day like 08:00 (got ${JSON.stringify(value)})`);
+		return minutes;
+	};
+	const window: CallingWindow = {
+		days: days.map((day) => DAYS.indexOf(day.toLowerCase() as (typeof DAYS)[number])),
+		from: clock(hours.from ?? '09:00', LABELS.from, false),
+		until: clock(hours.until ?? '20:00', LABELS.until, true),
+	};
+	if (window.from === window.until) validate.fail(LABELS.until, 'must differ from Hours From');
+	const zones = zonesOfItem(context, validate, hours, to);
+	const span = `${String(hours.from ?? '09:00')}–${String(hours.until ?? '20:00')}`;
+	const described = `${days.map(dayName).join(', ')} ${span} in ${zones.join(' and ')}`;
+	const item = { window, zones, described };
+	if (nextWindowStart(window, zones, Date.now()) === undefined) {
+		validate.fail(
+			FIELD,
+			`never open within a week in every time zone of ${to} (${zones.join(', ')}), so nothing was dialled`,
+			'A number that may be in several zones is called only when the window is open in all of them: widen the window, or give the zone per item (Time Zone: Given).',
+		);
+	}
+	return item;
+}
+
+/**
+ * Thrown instead of placing a call outside its window, through the steps between the check and the
+ * send: Create outputs the item as deferred, not failed.
+ */
+export class CallDeferred extends NodeOperationError {
+	constructor(
+		node: INode,
+		readonly nextCallAt: string,
+		readonly reason: string,
+	) {
+		super(node, reason);
+	}
+}
+
+/** When the item may be called next from `atMs` on: that instant or its next window's start. */
+export function nextCallTime(hours: ItemHours | undefined, atMs: number): number | undefined {
+	return hours ? nextWindowStart(hours.window, hours.zones, atMs) : atMs;
+}
+
+/** The time written out for a lead: ISO 8601 with the offset of its (first) zone. */
+export function leadTime(hours: ItemHours | undefined, ms: number, fallbackZone: string): string {
+	return isoWithOffset(ms, hours?.zones[0] ?? fallbackZone);
+}
+
+/** Why the item may not be dialled now, or undefined when it may: checked just before each send. */
+export function deferralOf(
+	node: INode,
+	hours: ItemHours | undefined,
+	to: string,
+	nowMs: number,
+): CallDeferred | undefined {
+	if (!hours || isInsideWindow(hours.window, hours.zones, nowMs)) return undefined;
+	const next = nextWindowStart(hours.window, hours.zones, nowMs);
+	const nextAt = next === undefined ? '' : isoWithOffset(next, hours.zones[0]);
+	const opens =
+		next === undefined ? 'it does not open again within a week' : `it opens next at ${nextAt}`;
+	const reason = `${to} was not called: it is outside Calling Hours (${hours.described}), and ${opens}.`;
+	return new CallDeferred(node, nextAt, reason);
+}

@@ -1,0 +1,176 @@
+import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { getCall, newestCall, type CallFilter } from '../../../../../shared/api/calls';
+import { isLive } from '../../../../../shared/callStatus';
+import type { Call, CallSummary } from '../../../../../shared/types';
+import type { InputValidator } from '../../../../../shared/validation';
+import { advance, type CallLedger, type CallRecord } from '../records/callLedger';
+
+/** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
+const DEFAULT_WINDOW_MINUTES = 15;
+const FIRST_VERSION = 1.2;
+const FIELD = 'Skip Numbers Called in the Last (Minutes)';
+
+/** Call → Create's guard against the same call placed by two executions (a re-run, a redelivered event). */
+export const skipRecentlyCalledProperty: INodeProperties = {
+	displayName: FIELD,
+	name: 'skipCalledWithinMinutes',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: DEFAULT_WINDOW_MINUTES,
+	description:
+		'Leaves out a number this agent already called: when the agent\'s newest call to it is still in progress or began less than this many minutes ago (by the service\'s own clock), no call is placed and that call is output with "skipped": true. Guards against a workflow that runs twice for the same reason: a retried execution, a redelivered event. 0: never skip.',
+	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
+};
+
+/** Shown when the window is off: then a new execution is free to call every number again. */
+export const skipOffNotice: INodeProperties = {
+	displayName:
+		'With 0, nothing stops a new execution from calling a number again: after n8n restarted or a worker crashed in the middle of a list, when an event is delivered twice, or when the workflow is started twice for the same reason. Retry On Fail and Retry execution are still safe. Keep it above the time the longest list takes.',
+	name: 'skipOffNotice',
+	type: 'notice',
+	default: '',
+	displayOptions: {
+		show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }], skipCalledWithinMinutes: [0] },
+	},
+};
+
+/** The item's window in minutes; 0 (off) for nodes older than version 1.2. */
+export function skipWindowMinutes(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	itemIndex: number,
+): number {
+	if (context.getNode().typeVersion < FIRST_VERSION) return 0;
+	const value = context.getNodeParameter(
+		'skipCalledWithinMinutes',
+		itemIndex,
+		DEFAULT_WINDOW_MINUTES,
+	);
+	const minutes = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+	if (typeof minutes !== 'number' || !Number.isFinite(minutes) || minutes < 0) {
+		validate.fail(FIELD, `must be a number of minutes, 0 or more (got ${JSON.stringify(value)})`);
+	}
+	return minutes;
+}
+
+const asMinutes = (ms: number) => `${Math.floor(ms / 60_000)} min ${Math.floor(ms / 1000) % 60} s`;
+
+/**
+ * Why the newest call to the number counts as recent, or undefined when it does not. Its age is the
+ * service's time of answering (Date header) minus its `created_at`: both the service's clock, never
+ * n8n's. A call whose age cannot be read counts as recent: the node errs on the side of not phoning.
+ */
+export function recentCallReason(
+	call: CallSummary,
+	serviceDate: string | undefined,
+	windowMinutes: number,
+): string | undefined {
+	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
+	const notAgain = `so it was not called again (${FIELD}: ${windowMinutes})`;
+	if (isLive(call)) return `${of} is still in progress, ${notAgain}`;
+	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - Date.parse(call.created_at));
+	if (Number.isNaN(ageMs)) {
+		return `${of} began at ${JSON.stringify(call.created_at)}, a time that could not be compared with the service's time of answering (${JSON.stringify(serviceDate ?? null)}), ${notAgain}`;
+	}
+	if (ageMs < windowMinutes * 60_000) return `${of} began ${asMinutes(ageMs)} ago, ${notAgain}`;
+	return undefined;
+}
+
+/**
+ * A call found instead of placing one. `ownAttempt`: it is this very attempt's call (placed by an
+ * earlier execution of the same attempt), so its end is the attempt's outcome; never output.
+ */
+export type SkippedCall = Call & { skipped: true; skipReason: string; ownAttempt?: true };
+
+/**
+ * Thrown from just before POST /call when a look again, after a wait for the pace, finds that the number
+ * was called meanwhile (another execution): the item outputs that call as skipped, nothing is sent.
+ */
+export class CallFoundMeanwhile extends NodeOperationError {
+	constructor(
+		node: INode,
+		readonly found: SkippedCall,
+	) {
+		super(node, found.skipReason);
+	}
+}
+
+/** The agent's recent call to the number, in full and marked as not placed again; undefined: none. */
+export async function recentlyCalled(
+	context: IExecuteFunctions,
+	filter: CallFilter,
+	windowMinutes: number,
+): Promise<SkippedCall | undefined> {
+	if (windowMinutes <= 0) return undefined;
+	const { call, serviceDate } = await newestCall(context, filter);
+	const skipReason = call && recentCallReason(call, serviceDate, windowMinutes);
+	if (!call || !skipReason) return undefined;
+	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
+}
+
+/**
+ * For attempt 2 and later, the skip window is replaced by the lead's own record of its last call: the
+ * attempt is placed only while that call is the newest to the number and has ended, so a due next attempt
+ * is never mistaken for a re-run, however long ago the last one was. A newer call means the number was
+ * called since: nothing is placed. With this item's context (not empty) it is the attempt's own, placed by
+ * a run whose outcome never reached the lead (`ownAttempt`).
+ */
+export async function attemptPlacedAlready(
+	context: IExecuteFunctions,
+	filter: CallFilter,
+	item: {
+		attempt: number;
+		previousCallId: string;
+		callContext: string;
+		/** Whether this execution placed the call for this attempt (a loop's earlier pass, say). */
+		placedHere: (callId: string) => boolean;
+	},
+): Promise<SkippedCall | undefined> {
+	const { attempt, previousCallId } = item;
+	const { call } = await newestCall(context, filter);
+	if (!call) return undefined;
+	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
+	let skipReason: string | undefined;
+	if (call.id !== previousCallId) {
+		skipReason = `${of} is newer than attempt ${attempt - 1}'s call ${previousCallId}: the number was called since, so attempt ${attempt} was not placed again`;
+	} else if (isLive(call)) {
+		skipReason = `${of}, attempt ${attempt - 1}, is still in progress, so attempt ${attempt} was not placed`;
+	}
+	if (!skipReason) return undefined;
+	const found = await getCall(context, call.id);
+	// A newer call is this attempt's own, placed by a run whose outcome was lost, when this execution placed
+	// it for the attempt, or when it has this item's context. An empty Context is no evidence: any other
+	// call without one (a manual call, another workflow's) has it.
+	const own =
+		call.id !== previousCallId &&
+		(item.placedHere(call.id) ||
+			(item.callContext !== '' && (found.context ?? '') === item.callContext));
+	return { ...found, skipped: true, skipReason, ...(own ? { ownAttempt: true as const } : {}) };
+}
+
+/** Whether a record of the ledger placed the call for this attempt to this number. */
+export function placedForAttempt(
+	ledger: CallLedger,
+	callId: string,
+	{ to, attempt }: { to: string; attempt: number },
+): boolean {
+	return Object.values(ledger.records).some(
+		(record) =>
+			record.callId === callId &&
+			record.to === to &&
+			(record.attempt ?? 1) === attempt &&
+			(record.state === 'placed' || record.state === 'ended' || record.own === true),
+	);
+}
+
+/**
+ * Notes the call found instead of placing one: the number was called already, or (`ownAttempt`) this
+ * very attempt's call was found, which every later re-run must give back as the attempt's own.
+ */
+export function recordFound(record: CallRecord, found: SkippedCall): void {
+	advance(record, 'skipped', found.id);
+	record.why = found.skipReason;
+	if (found.ownAttempt === true) record.own = true;
+}

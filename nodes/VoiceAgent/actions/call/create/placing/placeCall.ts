@@ -1,0 +1,209 @@
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
+
+import {
+	createCall,
+	getCall,
+	listCalls,
+	type CallFilter,
+	type NewCall,
+} from '../../../../../shared/api/calls';
+import { asNodeError, noAnswerError, statedFailure } from '../../../../../shared/errors';
+import { waitUnlessCancelled } from '../../../../../shared/transport/cancel';
+import type { BodyRequestOptions, RequestObserver } from '../../../../../shared/transport/types';
+import { oncePerRun } from '../../../../../shared/runCache';
+import type { Call } from '../../../../../shared/types';
+import { isPlainObject } from '../../../../../shared/validation';
+import { advance, type CallRecord } from '../records/callLedger';
+import { CallDeferred, deferralOf, type ItemHours } from '../callingHours/option';
+import { CallFoundMeanwhile, recordFound, type SkippedCall } from '../guards/skipRecentlyCalled';
+
+/** What POST /call sends for an item, and what is checked before it goes out. */
+interface PlaceRequest {
+	body: NewCall;
+	filter: CallFilter;
+	itemIndex: number;
+	hours?: ItemHours;
+	/** Looks again whether the number was called meanwhile: done after a wait for the pace. */
+	recheck?: () => Promise<SkippedCall | undefined>;
+}
+
+/** A wait for the pace this long lets another execution call the number: look again before sending. */
+const RECHECK_AFTER_WAIT_MS = 1_000;
+
+/** How many of the latest calls to the number are remembered before dialling. */
+const RECENT_CALLS = 20;
+/** Waits before each look for a call whose creation answer was lost: the service may still be at it. */
+const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
+
+/** The calls this node run placed or found as its own: a lookup never takes another item's call. */
+function callsOfRun(context: IExecuteFunctions): Set<string> {
+	return oncePerRun(context, 'callsOfRun', () => new Set<string>());
+}
+
+/**
+ * Whether a failed POST /call certainly placed nothing: the service refused it (a 4xx, a 429) or the
+ * connection never opened. A stop, a timeout, a 5xx, or anything the node did not state itself (a bug)
+ * may have come after the service acted.
+ */
+function certainlyNotSent(error: unknown): boolean {
+	const stated = statedFailure(error);
+	return stated !== undefined && stated.kind !== 'cancelled' && !stated.outcomeUnknown;
+}
+
+/** The call ID a 2xx answer names: the call's `id`; other shapes name none the node can trust. */
+function namedCallId(answer: unknown): string | undefined {
+	if (!isPlainObject(answer)) return undefined;
+	return typeof answer.id === 'string' && answer.id !== '' ? answer.id : undefined;
+}
+
+/** An ID the answer mentions under another name (e.g. `call_id`): preferred when the list shows it. */
+function hintedCallId(answer: unknown): string | undefined {
+	if (!isPlainObject(answer)) return undefined;
+	return typeof answer.call_id === 'string' ? answer.call_id : undefined;
+}
+
+/** The call an attempt created, if the call list shows a new one to the number with its context. */
+async function findPlacedCall(
+	context: IExecuteFunctions,
+	filter: CallFilter,
+	knownIds: Set<string>,
+	callContext: string,
+	hint: string | undefined,
+): Promise<Call | undefined> {
+	const taken = callsOfRun(context);
+	for (const delay of LOOKUP_DELAYS_MS) {
+		if (delay > 0) await waitUnlessCancelled(context, delay);
+		const candidates = (await listCalls(context, filter, RECENT_CALLS)).filter(
+			(call) =>
+				!knownIds.has(call.id) && !taken.has(call.id) && (call.context ?? '') === callContext,
+		);
+		const placed = candidates.find((call) => call.id === hint) ?? candidates[0];
+		if (placed) {
+			taken.add(placed.id);
+			return await getCall(context, placed.id);
+		}
+	}
+	return undefined;
+}
+
+/** The transport's observer of POST /call; `refused`: the last request that went out was answered 429. */
+type SendingObserver = RequestObserver & { readonly refused: boolean };
+
+/**
+ * The record goes to `sent` the moment POST /call goes out, after any wait for the pace. Nothing goes out
+ * when, after a wait of a second or more, another execution turns out to have called the number
+ * meanwhile, or when Calling Hours closed during the wait (a refused earlier attempt sent nothing).
+ */
+function sendingObserver(
+	record: CallRecord,
+	pace: RequestObserver | undefined,
+	{ hours, body, recheck }: PlaceRequest,
+	node: INode,
+): SendingObserver {
+	// A 429 says the service did not act; a stop during its wait, before the next request, sent nothing.
+	let refused = false;
+	return {
+		get refused() {
+			return refused;
+		},
+		beforeAttempt: async () => {
+			const waitFrom = Date.now();
+			await pace?.beforeAttempt?.();
+			if (recheck && record.state === 'claimed' && Date.now() - waitFrom >= RECHECK_AFTER_WAIT_MS) {
+				const found = await recheck();
+				if (found) throw new CallFoundMeanwhile(node, found);
+			}
+			const deferred = deferralOf(node, hours, body.to, Date.now());
+			if (deferred) throw deferred;
+			advance(record, 'sent');
+			refused = false;
+		},
+		onAttempt: (attempt) => {
+			refused = attempt.status === 429;
+			pace?.onAttempt(attempt);
+		},
+	};
+}
+
+/**
+ * Sends POST /call once and moves the item's record as the answer says. A call placed twice phones a
+ * person twice, so it is never repeated after an answer that may mean the service acted: any 2xx is
+ * "placed", and a failure that may have come after the service acted is "unknown". Either way, when the
+ * answer does not name the call, the calls that existed before are remembered (by ID, not by clock,
+ * since the service's timestamps are opaque) and a new one in the list afterwards is the one placed.
+ */
+export async function placeCall(
+	context: IExecuteFunctions,
+	record: CallRecord,
+	request: PlaceRequest,
+	{ observer, ...options }: BodyRequestOptions,
+): Promise<Call | SkippedCall> {
+	const { body, filter, itemIndex } = request;
+	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
+	let answer: unknown;
+	const sending = sendingObserver(record, observer, request, context.getNode());
+	try {
+		answer = await createCall(context, body, { ...options, observer: sending });
+	} catch (error) {
+		if (error instanceof CallFoundMeanwhile) {
+			recordFound(record, error.found);
+			return error.found;
+		}
+		if (error instanceof CallDeferred) {
+			advance(record, 'notSent');
+			throw asNodeError(context.getNode(), error);
+		}
+		if (record.state === 'claimed' || sending.refused || certainlyNotSent(error)) {
+			advance(record, 'notSent');
+			throw asNodeError(context.getNode(), error);
+		}
+		advance(record, 'unknown');
+		return await lookUp(context, record, request, knownIds, {
+			message: `The call to ${body.to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
+			why: 'The service did not confirm the call',
+		});
+	}
+	// A 2xx: the service acted, whatever the body looks like.
+	const id = namedCallId(answer);
+	if (id !== undefined) {
+		advance(record, 'placed', id);
+		callsOfRun(context).add(id);
+		return answer as Call;
+	}
+	advance(record, 'unnamed');
+	return await lookUp(context, record, request, knownIds, {
+		message: `The call to ${body.to} was placed, but the service's answer did not name it: check the call list [item ${itemIndex}]`,
+		why: 'The service answered that it placed the call without naming it',
+		hint: hintedCallId(answer),
+	});
+}
+
+/** After an answer that named no call: the call the list shows, or an error that never dials again. */
+async function lookUp(
+	context: IExecuteFunctions,
+	record: CallRecord,
+	{ body, filter, itemIndex }: { body: NewCall; filter: CallFilter; itemIndex: number },
+	knownIds: Set<string>,
+	failure: { message: string; why: string; hint?: string },
+): Promise<Call> {
+	let placed: Call | undefined;
+	let lookupFailure = '';
+	try {
+		placed = await findPlacedCall(context, filter, knownIds, body.context ?? '', failure.hint);
+	} catch (lookupError) {
+		// The look itself failing says nothing about the call: the error below must stand.
+		lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;
+	}
+	if (placed) {
+		advance(record, 'placed', placed.id);
+		return placed;
+	}
+	const text = {
+		message: failure.message,
+		description:
+			`${failure.why}, and no new call from ${body.from} to ${body.to} could be found in the call list afterwards.${lookupFailure} ` +
+			'The node does not dial it again, on its own or when n8n runs it again, so that nobody is phoned twice.',
+		itemIndex,
+	};
+	throw noAnswerError(context.getNode(), text, { outcomeUnknown: true });
+}

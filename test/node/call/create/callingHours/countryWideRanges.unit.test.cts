@@ -1,0 +1,151 @@
+/**
+ * Numbers not allocated by place (mobiles outside area-code numbering, toll-free, shared-cost, VoIP, …): the
+ * generated patterns are libphonenumber's, read here from the vendored metadata apart from the generator,
+ * and a number in such a range gets every zone of its calling code.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { countryWideCallingCode } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges';
+import { countryWideRanges } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges.data';
+import { zonesOfNumber } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones';
+
+const SOURCE_DIR = path.resolve(__dirname, '../../../../../scripts/data/libphonenumber');
+const metadata = fs
+	.readFileSync(path.join(SOURCE_DIR, 'PhoneNumberMetadata.xml'), 'utf8')
+	.replace(/<!--[\s\S]*?-->/g, '');
+const mapText = fs.readFileSync(path.join(SOURCE_DIR, 'timezones-map_data.txt'), 'utf8');
+
+/** A territory's attributes and the national-number pattern of one of its number types ('' when none). */
+function territory(id: string) {
+	const block = new RegExp(`<territory id="${id}"[^>]*>[\\s\\S]*?</territory>`).exec(metadata);
+	if (!block) throw new Error(`no territory ${id}`);
+	const text = block[0];
+	return {
+		attributes: /<territory[^>]*>/.exec(text)![0],
+		pattern: (type: string) =>
+			(
+				new RegExp(
+					`<${type}>(?:(?!</${type}>)[\\s\\S])*?<nationalNumberPattern>([\\s\\S]*?)</nationalNumberPattern>`,
+				).exec(text)?.[1] ?? ''
+			).replace(/\s+/g, ''),
+	};
+}
+
+/** libphonenumber's order of the types it checks before fixed line and mobile (PhoneNumberUtil.getNumberTypeHelper). */
+const COUNTRY_WIDE_TYPES = [
+	'premiumRate',
+	'tollFree',
+	'sharedCost',
+	'voip',
+	'personalNumber',
+	'pager',
+	'uan',
+	'voicemail',
+];
+
+const rows = countryWideRanges.map((row) => {
+	const [callingCode, leadingDigits, countryWide, mobile, fixedLine] = row.split(' ');
+	return { callingCode, leadingDigits, countryWide, mobile, fixedLine };
+});
+const regionOf = (callingCode: string) =>
+	[
+		...metadata.matchAll(
+			new RegExp(`<territory id="([A-Z]{2})"[^>]*countryCode="${callingCode}"[^>]*>`, 'g'),
+		),
+	]
+		.map(([attributes, id]) => ({ id, main: attributes.includes('mainCountryForCode="true"') }))
+		.sort((a, b) => Number(b.main) - Number(a.main))[0].id;
+
+describe('the generated ranges and the vendored metadata', () => {
+	test('each row is the main region of its calling code, with that region’s own patterns', () => {
+		expect(rows.length).toBeGreaterThan(10);
+		for (const row of rows) {
+			const source = territory(regionOf(row.callingCode));
+			expect(source.attributes).toContain(`countryCode="${row.callingCode}"`);
+			expect(row.countryWide).toBe(
+				COUNTRY_WIDE_TYPES.map(source.pattern)
+					.filter((pattern) => pattern !== '')
+					.join('|'),
+			);
+			expect(row.leadingDigits).toBe(/leadingDigits="([^"]*)"/.exec(source.attributes)?.[1] ?? '');
+			if (row.mobile === '') continue;
+			expect(row.mobile).toBe(source.pattern('mobile'));
+			expect(row.fixedLine).toBe(source.pattern('fixedLine'));
+		}
+	});
+
+	test('each calling code written has zones that differ now or in six months; +44, +47, +358 and +39, whose never do, are left out', () => {
+		const offset = (zone: string, ms: number) =>
+			new Intl.DateTimeFormat('en-US', { timeZone: zone, timeZoneName: 'longOffset' }).format(ms);
+		const differ = (zones: string[]) =>
+			[Date.UTC(2026, 0, 15), Date.UTC(2026, 6, 15)].some(
+				(ms) => new Set(zones.map((zone) => offset(zone, ms).split(' ').pop())).size > 1,
+			);
+		const codes = rows.map((row) => row.callingCode);
+		for (const [, callingCode, zones] of mapText.matchAll(/^(\d{1,3})\|(.+)$/gm)) {
+			const list = zones.split('&').filter((zone) => zone !== 'Etc/Unknown');
+			if (codes.includes(callingCode))
+				expect([callingCode, differ(list)]).toEqual([callingCode, true]);
+		}
+		for (const code of ['1', '7', '52', '55', '61', '62']) expect(codes).toContain(code);
+		for (const code of ['44', '47', '358', '39']) expect(codes).not.toContain(code);
+	});
+
+	test('mobiles are country-wide except where libphonenumber places them by area code (MX, AR, BR, CN) or they share fixed lines’ patterns (US)', () => {
+		const withMobile = rows.filter((row) => row.mobile !== '').map((row) => row.callingCode);
+		expect(withMobile).toEqual(expect.arrayContaining(['61', '62', '7']));
+		for (const code of ['1', '52', '54', '55', '86']) expect(withMobile).not.toContain(code);
+		expect(territory('US').pattern('mobile')).toBe(territory('US').pattern('fixedLine'));
+	});
+
+	test('Indonesia: its mobiles are the 8… ranges, and no fixed-line number starts with 8 (libphonenumber lists +62 among placed mobiles for "some prefixes only")', () => {
+		const indonesia = territory('ID');
+		expect(indonesia.pattern('mobile')).toBe('8[1-35-9]\\d{7,10}');
+		const fixedLine = new RegExp(`^(?:${indonesia.pattern('fixedLine')})$`);
+		for (let prefix = 800; prefix <= 899; prefix++)
+			for (let length = 7; length <= 11; length++)
+				for (const fill of ['0', '1', '5', '9'])
+					expect([prefix, length, fill, fixedLine.test(`${prefix}`.padEnd(length, fill))]).toEqual([
+						prefix,
+						length,
+						fill,
+						false,
+					]);
+	});
+});
+
+describe('countryWideCallingCode and zonesOfNumber', () => {
+	test.each([
+		['61412345678', '61'], // Australian mobile
+		['611800123456', '61'], // Australian toll-free
+		['61851101234', undefined], // a fixed line in Perth
+		['79141234567', '7'], // Russian mobile
+		['74951234567', undefined], // a fixed line in Moscow
+		['77011234567', undefined], // Kazakh mobile: Russia's leading digits [3489] do not take it
+		['6281234567890', '62'], // Indonesian mobile
+		['622112345678', undefined], // a fixed line in Jakarta
+		['12125550123', undefined], // North American: mobile and fixed line alike
+		['18005550123', '1'], // North American toll-free
+		['5511987654321', undefined], // Brazilian mobile, placed by its area code
+		['558001234567', '55'], // Brazilian toll-free
+		['525512345678', undefined], // Mexican mobile, placed by its area code
+		['34612345678', '34'], // Spanish mobile: Madrid or the Canaries
+		['447912345678', undefined], // UK mobile: +44's zones never differ
+	])('%s: %s', (digits, callingCode) => {
+		expect(countryWideCallingCode(digits)).toBe(callingCode);
+	});
+
+	test("a country-wide number gets every zone of its calling code, the prefix's own first", () => {
+		const australia = /^61\|(.+)$/m.exec(mapText)![1].split('&');
+		const zones = zonesOfNumber('+61 412 345 678')!;
+		expect(zones[0]).toBe('Australia/Sydney');
+		expect([...zones].sort()).toEqual([...australia].sort());
+		expect(zonesOfNumber('+61 8 5110 1234')).toEqual(['Australia/Perth']);
+		expect(zonesOfNumber('+62 812 3456 7890')).toEqual([
+			'Asia/Jakarta',
+			'Asia/Jayapura',
+			'Asia/Makassar',
+		]);
+	});
+});
