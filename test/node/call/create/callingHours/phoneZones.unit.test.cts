@@ -118,7 +118,7 @@ describe('zonesOfNumber', () => {
 	test('a prefix the map marks Etc/Unknown only has no zone (libphonenumber’s answer for "cannot say")', () => {
 		jest.isolateModules(() => {
 			jest.doMock(
-				'../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones.data',
+				'../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones.data',
 				() => ({
 					zoneNames: 'Etc/Unknown|Europe/London',
 					prefixGroups: '0=888;0.1=889;1=88',
