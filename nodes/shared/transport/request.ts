@@ -61,8 +61,10 @@ function credentialFor(context: VoiceAgentContext): Promise<Credential> {
  * for the whole n8n process (claims, Max Calls per Hour) tell accounts apart by it, never by the key.
  */
 export async function accountOf(context: VoiceAgentContext): Promise<string> {
-	const { baseUrl, decrypted } = await credentialFor(context);
-	return fingerprint(`${baseUrl}\n${String(decrypted.data?.apiKey ?? '')}`);
+	return await readOncePerRun(context, 'account', async () => {
+		const { baseUrl, decrypted } = await credentialFor(context);
+		return fingerprint(`${baseUrl}\n${String(decrypted.data?.apiKey ?? '')}`);
+	});
 }
 
 /**
