@@ -288,6 +288,55 @@ describe('node version 1.4: Calls at Once and the pace are the node’s, not one
 	}, 60_000);
 });
 
+describe('node version 1.4: what an execution leaves to the next one (found by review)', () => {
+	test('Calls at Once 1: a call past Max Wait keeps the node’s slot for its Slot Hold though its run has no item left', async () => {
+		const parameters = create({
+			callsAtOnce: 1,
+			waitForEnd: true,
+			maxWaitMinutes: 0.01,
+			firstCheckSeconds: 1,
+			slotHoldMinutes: 0.1,
+		});
+		const first = execution('exec-1', { parameters, input: leads(1, 1001), typeVersion: 1.4 });
+		await waitFor('the first call', async () =>
+			(await dialled())['+14155551001'] === 1 ? true : undefined,
+		);
+		const second = execution('exec-2', { parameters, input: leads(1, 2001), typeVersion: 1.4 });
+		// The first call's Max Wait (0.6 s) is over; its Slot Hold (6 s) is not: the second waits.
+		await sleep(3_000);
+		expect(await dialled()).toEqual({ '+14155551001': 1 });
+
+		const [a, b] = (await Promise.all([first, second])).map(jsonOf);
+		expect(a[0]).toMatchObject({ outcome: 'placed', ended: false, slot_released: true });
+		expect(b[0].outcome).toBe('placed');
+		expect(await dialled()).toEqual({ '+14155551001': 1, '+14155552001': 1 });
+	}, 60_000);
+
+	test('Max New Calls per Minute 2, two executions one after the other: 2 calls in any minute', async () => {
+		setClock('2026-03-09T15:00:00Z');
+		try {
+			const parameters = create({ maxCallsPerMinute: 2, callsAtOnce: 2 });
+			const first = await execution('exec-1', {
+				parameters,
+				input: leads(2, 1001),
+				typeVersion: 1.4,
+			});
+			expect(jsonOf(first).map((item) => item.outcome)).toEqual(['placed', 'placed']);
+			const second = execution('exec-2', { parameters, input: leads(2, 2001), typeVersion: 1.4 });
+			// The pace waits step once a second: two steps, and still the first execution's two calls.
+			await sleep(2_500);
+			expect(Object.keys(await dialled())).toHaveLength(2);
+			jumpClock(62_000);
+
+			expect(jsonOf(await second).map((item) => item.outcome)).toEqual(['placed', 'placed']);
+			const load = (await sandbox.control('GET', '/call-load')).body.accounts[0];
+			expect(load).toMatchObject({ calls_created: 4, max_created_in_60s: 2 });
+		} finally {
+			restoreClock();
+		}
+	}, 60_000);
+});
+
 describe('Max Calls per Hour, counted from the call list', () => {
 	test('read across processes: a fresh n8n process (module state) sees the hour’s calls and refuses', async () => {
 		const [agent] = (await sandbox.api('GET', '/agents')).body.agents as any[];

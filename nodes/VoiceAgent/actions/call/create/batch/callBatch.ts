@@ -133,8 +133,8 @@ function notPlacedError(context: IExecuteFunctions) {
  * Runs Create for every item, up to Calls at Once of them at the same time, new calls paced, all waits
  * on one schedule. Every item's input is checked, and its agent looked up, before the first call is
  * placed. While the node waits for calls to end, a slot is free again only once its call was seen to
- * end: a call past Max Wait, or whose item failed, keeps it until it ends, no item is left to start, or
- * its Slot Hold is over (then its output says so), and calls an earlier try of this run left in progress
+ * end: a call past Max Wait, or whose item failed, keeps it until it ends or its Slot Hold is over (then
+ * its output says so; before 1.4 also until no item is left to start), and calls an earlier try left in progress
  * take theirs first. The loops over all items give n8n's event loop a turn every few ms. Outputs come in input order,
  * each paired with its item; a failed item is an error item with "On Error → Continue", otherwise no new
  * call starts, every wait stops, and the error stops the node.
@@ -195,21 +195,22 @@ export async function runCallBatch<Request, Prepared>(
 	let next = 0;
 	const stopped = () => fatal !== undefined || signal?.aborted === true;
 	/**
-	 * A call that holds its slot until it is seen to end, no item is left to start, or its Slot Hold is
-	 * over: then the item's output says that its call let the slot go.
+	 * A call that holds its slot until it is seen to end or its Slot Hold is over (then the item's output
+	 * says that its call let the slot go). Before version 1.4 also until no item of the run is left to
+	 * start; from 1.4 the slot is the node's, which other executions may be waiting for, so it is held on.
 	 */
 	const holdSlot = async (itemIndex: number) => {
 		const callId = liveCallOf(itemIndex);
 		const holdMs = steps.slotHoldMs(requests.get(itemIndex) as Request);
 		if (callId === undefined || holdMs === undefined) return;
+		const runIsOver = () => nodeSlots === undefined && next >= ready.length;
 		const { latest } = await (seams.schedule as WaitSchedule).waitFor({ id: callId } as Call, {
 			maxWaitMs: holdMs,
 			firstIntervalMs: HELD_CHECK_MS,
-			giveUp: () => next >= ready.length,
+			giveUp: runIsOver,
 		});
 		if (hasEnded(latest)) markEnded(ledger, callId);
-		else if (next < ready.length && !stopped())
-			outputs[itemIndex] = releasedOutput(outputs[itemIndex]);
+		else if (!runIsOver() && !stopped()) outputs[itemIndex] = releasedOutput(outputs[itemIndex]);
 	};
 	const worker = async () => {
 		while (!stopped() && next < ready.length) {

@@ -30,7 +30,8 @@ interface NodeShare {
 
 /**
  * By workflow ID and node ID. Module scope: every execution of this n8n process sees it (in queue mode,
- * each worker has its own). Kept only while a batch of the node runs: bounded by the nodes running now.
+ * each worker has its own). Kept while a batch of the node runs, and its pace for a minute after: bounded by
+ * the nodes that ran in the last minute.
  */
 const shares = new Map<string, NodeShare>();
 
@@ -51,6 +52,7 @@ export function nodeSlotsOf(context: IExecuteFunctions): NodeSlots | undefined {
 	const node = context.getNode();
 	if (node.typeVersion < NODE_SCOPE_VERSION) return undefined;
 	const key = `${context.getWorkflow().id ?? ''}|${node.id}`;
+	forgetIdleShares(Date.now());
 	const share = shares.get(key) ?? {
 		inUse: 0,
 		waiters: new Set<() => void>(),
@@ -95,12 +97,28 @@ export function nodeSlotsOf(context: IExecuteFunctions): NodeSlots | undefined {
 		leave() {
 			while (held > 0) free();
 			share.batches--;
-			if (share.batches === 0 && shares.get(key) === share) shares.delete(key);
+			forgetIdleShares(Date.now());
 		},
 	};
 }
 
-/** How many nodes share slots right now (memory stays bounded by the nodes running). */
+/**
+ * How long a node's pace outlives its last batch: the pace window (a second over the minute), so that an
+ * execution that starts right after another ended goes on counting its calls of the last minute.
+ */
+const PACE_KEPT_MS = 61_000;
+
+/** Drops the shares no batch uses whose pace has nothing left to count (no call of the last minute, no pause). */
+function forgetIdleShares(now: number): void {
+	for (const [key, share] of shares) {
+		if (share.batches > 0) continue;
+		const { recent, pausedUntil } = share.pace;
+		while (recent.length > 0 && recent[0] <= now - PACE_KEPT_MS) recent.shift();
+		if (recent.length === 0 && pausedUntil <= now) shares.delete(key);
+	}
+}
+
+/** How many nodes share slots or a pace right now (the nodes running, and those that ran in the last minute). */
 export function nodesSharing(): number {
 	return shares.size;
 }
