@@ -38,9 +38,10 @@ import { allCalls, createAgent, getCall, placeCall } from '../../support/api.cts
 import { jumpClock, restoreClock, setClock } from '../../support/clock.cts';
 import { rl } from '../../support/n8n.cts';
 import { runNode, type NodeRun } from '../../support/node.cts';
+import { postCallFault } from '../../support/postFaults.cts';
 import { propertyParameters, propertyTimeout } from '../../support/properties.cts';
 import { useSchedulingProxy } from '../../support/proxy.cts';
-import { useSandbox, type FaultSettings, type RecordedRequest } from '../../support/sandbox.cts';
+import { useSandbox, type RecordedRequest } from '../../support/sandbox.cts';
 import { sleep } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 300 });
@@ -161,25 +162,7 @@ const windowArb: fc.Arbitrary<Window> = fc
 	})
 	.map(({ days, from, length }) => ({ days, from, until: (from + length) % (24 * 60) || 24 * 60 }));
 
-const postFault: fc.Arbitrary<FaultSettings | undefined> = fc.option(
-	fc
-		.record({
-			kind: fc.constantFrom('500 before', '500 after', 'reset after', '400', '429'),
-			skip: fc.integer({ min: 0, max: 3 }),
-		})
-		.map(({ kind, skip }) => {
-			const [what, when] = kind.split(' ');
-			const action = what === 'reset' ? { reset_rate: 1 } : { error_rate: 1, status: Number(what) };
-			return {
-				match: 'POST /call',
-				skip,
-				times: 1,
-				when: (when ?? 'before') as 'before',
-				...action,
-			};
-		}),
-	{ nil: undefined },
-);
+const postFault = postCallFault(['500 before', '500 after', 'reset after', '400', '429']);
 
 const campaign = fc.record({
 	zone: fc.constantFrom(...ZONES),

@@ -21,9 +21,10 @@ import fc from 'fast-check';
 import { allCalls, createAgent } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
 import { runNode } from '../../support/node.cts';
+import { postCallFault } from '../../support/postFaults.cts';
 import { propertyParameters, propertyTimeout } from '../../support/properties.cts';
 import { useSchedulingProxy } from '../../support/proxy.cts';
-import { useSandbox, type FaultSettings } from '../../support/sandbox.cts';
+import { useSandbox } from '../../support/sandbox.cts';
 import { toolExecution } from '../../support/toolUse.cts';
 
 // Calls of 800 ms: awaited calls end within the property's Max Wait, and overlap each other.
@@ -34,19 +35,9 @@ const NUMBERS = ['+14155550101', '+14155550102', '+14155550103', '+14155550104']
 /** The tool's budget when the workflow sets none (callsPerHour.ts). */
 const TOOL_DEFAULT_BUDGET = 5;
 
-const postFault: fc.Arbitrary<FaultSettings | undefined> = fc.option(
-	fc
-		.record({
-			kind: fc.constantFrom('500 before', '500 after', 'reset after', '400', '429'),
-			skip: fc.integer({ min: 0, max: 3 }),
-			times: fc.integer({ min: 1, max: 2 }),
-		})
-		.map(({ kind, skip, times }) => {
-			const [what, when] = kind.split(' ');
-			const action = what === 'reset' ? { reset_rate: 1 } : { error_rate: 1, status: Number(what) };
-			return { match: 'POST /call', skip, times, when: (when ?? 'before') as 'before', ...action };
-		}),
-	{ nil: undefined },
+const postFault = postCallFault(
+	['500 before', '500 after', 'reset after', '400', '429'],
+	fc.integer({ min: 1, max: 2 }),
 );
 
 const executionOf = fc.record({

@@ -23,9 +23,10 @@ import type { IRun } from 'n8n-workflow';
 import { allCalls, createAgent } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
 import { runNode, type NodeRun } from '../../support/node.cts';
+import { postCallFault } from '../../support/postFaults.cts';
 import { propertyParameters, propertyTimeout } from '../../support/properties.cts';
 import { useSchedulingProxy } from '../../support/proxy.cts';
-import { useSandbox, type FaultSettings } from '../../support/sandbox.cts';
+import { useSandbox } from '../../support/sandbox.cts';
 import { toolExecution } from '../../support/toolUse.cts';
 
 // Calls of 800 ms, so that waiting items time out (Max Wait 0.6 s) and hold their slots a little longer.
@@ -52,19 +53,9 @@ const isBad = (item: Item) => !NUMBERS.includes(item.to) || !GOOD_AGENTS.include
 
 const answerShape = fc.constantFrom('call', 'status_call_id', 'empty_202', 'empty_201', 'null');
 
-const postFault: fc.Arbitrary<FaultSettings | undefined> = fc.option(
-	fc
-		.record({
-			kind: fc.constantFrom('500 before', '500 after', 'reset after', 'reset before', '400', '429'),
-			skip: fc.integer({ min: 0, max: 3 }),
-			times: fc.integer({ min: 1, max: 2 }),
-		})
-		.map(({ kind, skip, times }) => {
-			const [what, when] = kind.split(' ');
-			const action = what === 'reset' ? { reset_rate: 1 } : { error_rate: 1, status: Number(what) };
-			return { match: 'POST /call', skip, times, when: (when ?? 'before') as 'before', ...action };
-		}),
-	{ nil: undefined },
+const postFault = postCallFault(
+	['500 before', '500 after', 'reset after', 'reset before', '400', '429'],
+	fc.integer({ min: 1, max: 2 }),
 );
 
 const batchScenario = fc.record({
