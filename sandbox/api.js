@@ -156,10 +156,13 @@ function createApiRoutes({ random, simulation, variants }) {
 					clientNumber: optionalParam(query, 'client_number'),
 				});
 				const last = page.items[page.items.length - 1];
+				// A lagging list (variants.js): calls newer than the lag are not shown yet.
+				const lagMs = variants.listLagMs;
+				const shown = page.items.filter((call) => Date.now() - call.created_ms >= lagMs);
 				return ok({
-					num_items: page.items.length,
+					num_items: shown.length,
 					cursor: page.hasMore ? encodeCursor('calls', last) : null,
-					calls: page.items.map(callListShape),
+					calls: shown.map(callListShape),
 				});
 			},
 		],

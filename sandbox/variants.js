@@ -24,6 +24,8 @@ const { invalid, isObject } = require('./checks');
  * @property {OddAnswer} [calls_answer] the 200 answer of GET /calls: the page (`normal`, default) or an odd one
  * @property {number} [odd_answers_every] only every n-th 200 answer of those routes is odd (default 1: each)
  * @property {number} [odd_answers_times] after this many odd answers, the routes answer normally again
+ * @property {number} [list_lag_ms] a new call appears in GET /calls only this many ms after it was created
+ *   (POST /call has answered long before; GET /call finds it at once): a list that lags (default 0)
  */
 
 /**
@@ -69,6 +71,10 @@ const VALID = {
 	calls_answer: [(value) => ODD_ANSWERS.includes(String(value)), ODD_ANSWERS.join(', ')],
 	odd_answers_every: [isCount, 'a whole number from 1'],
 	odd_answers_times: [isCount, 'a whole number from 1'],
+	list_lag_ms: [
+		(value) => typeof value === 'number' && Number.isInteger(value) && value >= 0,
+		'a whole number of ms from 0',
+	],
 };
 
 /**
@@ -178,6 +184,11 @@ class ContractVariants {
 
 	get proxyErrors() {
 		return this.settings.proxy_errors === true;
+	}
+
+	/** How long a new call stays out of GET /calls, in ms. */
+	get listLagMs() {
+		return this.settings.list_lag_ms ?? 0;
 	}
 
 	/**

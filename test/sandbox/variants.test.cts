@@ -208,6 +208,26 @@ describe('odd answers of GET /call and GET /calls', () => {
 	});
 });
 
+describe('a call list that lags', () => {
+	test('list_lag_ms: a new call is found by GET /call at once, and in GET /calls only after the lag', async () => {
+		const agent = await createAgent(sandbox);
+		await variants({ list_lag_ms: 400 });
+
+		const placed = await sandbox.api('POST', '/call', {
+			body: { from: agent.phone_number, to: '+14155550123' },
+		});
+
+		expect(placed.status).toBe(200);
+		expect((await getCall(sandbox, placed.body.id)).id).toBe(placed.body.id);
+		expect(await allCalls(sandbox)).toEqual([]);
+		const listed = await waitFor('the call in the list', async () => {
+			const calls = await allCalls(sandbox);
+			return calls.length > 0 ? calls : undefined;
+		});
+		expect(listed.map((call: any) => call.id)).toEqual([placed.body.id]);
+	});
+});
+
 describe('control', () => {
 	test('GET shows the variants in force; unknown or wrong ones are refused; reset restores the start ones', async () => {
 		expect((await sandbox.control('GET', '/variants')).body).toEqual({});

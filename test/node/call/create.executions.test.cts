@@ -366,8 +366,9 @@ describe('Max Calls per Hour, counted from the call list', () => {
 	test('a call list that cannot be read fails closed: nothing dialled, the error names the budget', async () => {
 		await sandbox.faults({ match: 'GET /calls', error_rate: 1, status: 400 });
 
+		// The skip window reads the list too (before the budget): at 0 the budget is its only reader.
 		const result = await execution('exec-1', {
-			parameters: create({ maxCallsPerHour: 10 }),
+			parameters: create({ maxCallsPerHour: 10 }, { skipCalledWithinMinutes: 0 }),
 			input: [{ to: '+14155550123' }],
 		});
 
@@ -418,21 +419,22 @@ describe('Max Calls per Hour: a call the service does not hold', () => {
 
 describe('memory stays bounded: nothing outlives its use', () => {
 	// The package's own modules, as n8n loaded them for the runs above (the same module instances).
-	const claims = require('../../../dist/nodes/VoiceAgent/actions/call/create/records/processClaims.js');
+	const gate = require('../../../dist/nodes/VoiceAgent/actions/call/create/gate/numberGate.js');
 	const slots = require('../../../dist/nodes/VoiceAgent/actions/call/create/batch/nodeSlots.js');
 
-	test('a claim exists while its call is placed, a node share while its executions run; then neither', async () => {
+	test('a number is in the gate while its call is decided and placed, a node share while its executions run; then neither', async () => {
 		await sandbox.faults({ match: 'POST /call', latency_ms: 500 });
 		const parameters = create({ callsAtOnce: 2 });
 
 		const runs = ['exec-1', 'exec-2'].map((id) =>
 			execution(id, { parameters, input: leads(3), typeVersion: 1.4 }),
 		);
-		await waitFor('calls being placed', () => (claims.numbersBeingPlaced() > 0 ? true : undefined));
+		const being = () => gate.gateCounts().deciding + gate.gateCounts().placing;
+		await waitFor('calls being placed', () => (being() > 0 ? true : undefined));
 		expect(slots.nodesSharing()).toBe(1);
 		await Promise.all(runs);
 
-		expect(claims.numbersBeingPlaced()).toBe(0);
+		expect(gate.gateCounts()).toMatchObject({ deciding: 0, placing: 0, waits: 0 });
 		expect(slots.nodesSharing()).toBe(0);
 		expect(Object.values(await dialled())).toEqual([1, 1, 1]);
 	});

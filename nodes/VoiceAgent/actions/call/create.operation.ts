@@ -29,7 +29,7 @@ import { failedOutcome, OUTCOMES_VERSION } from './create/attempts/outcomes';
 import { maxCallsPerRun, maxCallsPerRunOption } from './create/guards/maxCallsPerRun';
 import { maxCallsPerHour, maxCallsPerHourOption } from './create/guards/callsPerHour';
 import { hourBudgetOf } from './create/guards/agentHour';
-import { numberClaimKey } from './create/records/processClaims';
+import { gateKey } from './create/gate/numberGate';
 import { accountOf } from '../../../shared/transport/request';
 import { placeAndWait, type PreparedCall } from './create/placing/placeAndWait';
 import { ledgerOf, runIndexOf, slotOf } from './create/records/callLedger';
@@ -167,7 +167,7 @@ async function prepareCall(
 	const account = await accountOf(context);
 	const budget = { context, account, agentId, fromNumber, itemIndex, max: request.maxPerHour };
 	return {
-		claimKey: numberClaimKey(account, fromNumber, request.to),
+		gateKey: gateKey(account, agentId ?? fromNumber, request.to),
 		hourBudget: await hourBudgetOf(budget),
 		body,
 		caller: {

@@ -15,7 +15,7 @@ import { InputValidator } from '../../../../../shared/validation';
 import { failedItemOutput } from '../../../itemFailure';
 import { markEnded, type CallLedger } from '../records/callLedger';
 import { Progress } from '../attempts/outcomes';
-import { nodeSlotsOf } from './nodeSlots';
+import { nodeSlotsOf, type NodeSlots } from './nodeSlots';
 import { CallPace } from './pace';
 import { releasedOutput, slotHoldOption } from './slotHold';
 import { WaitSchedule } from '../../waitSchedule';
@@ -95,10 +95,11 @@ function batchSettings(context: IExecuteFunctions): BatchSettings {
 	};
 }
 
-/** What the calls of a batch share: the pace of POST /call and one schedule for all waits. */
+/** What a batch's calls share: the pace, one schedule of waits; from 1.4 an item's node slot, once its number is held. */
 export interface BatchSeams {
 	pace?: CallPace;
 	schedule?: WaitSchedule;
+	takeSlot?: () => Promise<void>;
 }
 
 /** The per-item unit of Create, as the batch runs it: checked, prepared, run. */
@@ -214,11 +215,18 @@ export async function runCallBatch<Request, Prepared>(
 	};
 	const worker = async () => {
 		while (!stopped() && next < ready.length) {
-			if (nodeSlots && !(await nodeSlots.take(settings.callsAtOnce, stopped))) break;
-			if (next >= ready.length) break;
+			// The item first, then (from 1.4) its slot, once its number is held: a worker without an item
+			// never holds a slot, and an item skipped for another's call never takes one.
 			const itemIndex = ready[next++];
+			let slotTaken = false;
+			const takeSlot = async () => {
+				if (!(await (nodeSlots as NodeSlots).take(settings.callsAtOnce, stopped)))
+					throw signal?.aborted ? cancelledError(context) : notPlacedError(context);
+				slotTaken = true;
+			};
 			try {
-				const json = await steps.run(context, prepared.get(itemIndex) as Prepared, seams);
+				const itemSeams = nodeSlots ? { ...seams, takeSlot } : seams;
+				const json = await steps.run(context, prepared.get(itemIndex) as Prepared, itemSeams);
 				progress.count(json);
 				outputs[itemIndex] = [{ json, pairedItem: { item: itemIndex } }];
 			} catch (error) {
@@ -233,8 +241,8 @@ export async function runCallBatch<Request, Prepared>(
 					nodeSlots?.wake();
 				}
 			}
-			if (!stopped()) await holdSlot(itemIndex).catch(() => undefined);
-			nodeSlots?.free();
+			if (!stopped() && (slotTaken || !nodeSlots)) await holdSlot(itemIndex).catch(() => undefined);
+			if (slotTaken) nodeSlots?.free();
 		}
 	};
 	const workers = Math.min(settings.callsAtOnce, ready.length);

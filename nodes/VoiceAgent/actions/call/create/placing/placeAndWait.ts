@@ -37,8 +37,7 @@ function deferredOutput(context: IExecuteFunctions, item: PreparedCall, deferred
 }
 
 /**
- * Place once (placeOnce.ts: re-runs, concurrent uses, the skip window, Max Calls per Run, Calling
- * Hours), then wait. The items of a call that ended carry when n8n placed it and saw it end; from node
+ * Place once (placeOnce.ts: re-runs, the gate, the skip window, the budgets, Calling Hours), then wait. The items of a call that ended carry when n8n placed it and saw it end; from node
  * version 1.3 every item carries its outcome, its attempt and `call_id`.
  */
 export async function placeAndWait(
@@ -52,7 +51,10 @@ export async function placeAndWait(
 	const { attempt } = item;
 	let placed: Call | SkippedCall;
 	try {
-		placed = await placeOnce(context, validate, item, async (record, recheck) => {
+		placed = await placeOnce(context, validate, item, async (record, recheck, placing) => {
+			// The number is held in the gate while the item waits for its slot (version 1.4).
+			await seams.takeSlot?.();
+			placing();
 			return await placeCall(
 				context,
 				record,

@@ -5,6 +5,7 @@ import { asNodeError } from '../../../../../shared/errors';
 import type { Call } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
+import { cancelledError, cancelSignalOf } from '../../../../../shared/transport/cancel';
 import {
 	advance,
 	claimSlot,
@@ -16,11 +17,11 @@ import {
 } from '../records/callLedger';
 import { recordCaller, sameCaller, type Caller } from '../records/caller';
 import { deferralOf, type ItemHours } from '../callingHours/option';
-import { readHour, takeHourCall, type HourBudget, type HourRead } from '../guards/callsPerHour';
-import { flightOf, startFlight, type Flight } from '../records/flights';
+import { readHour, takeHourCall, type HourBudget, type HourCall } from '../guards/callsPerHour';
 import { checkCallLimit } from '../guards/maxCallsPerRun';
-import { mayHaveBeenPlacedError, placedBefore, sameNumberOutcome } from './placedBefore';
-import { claimedBy, claimNumber, claimOf } from '../records/processClaims';
+import { mayHaveBeenPlacedError, placedBefore } from './placedBefore';
+import { enterGate, isPass, type GatePass } from '../gate/numberGate';
+import { earlierInRun, meetNumber, runRecords } from '../gate/meetNumber';
 import {
 	attemptPlacedAlready,
 	placedForAttempt,
@@ -47,8 +48,8 @@ export interface ItemCall {
 	previousCallId?: string;
 	/** Calling Hours: no call starts outside them. */
 	hours?: ItemHours;
-	/** The number's claim in this n8n process (processClaims.ts): account, agent, number. */
-	claimKey: string;
+	/** The number's key in the process's gate (gate/numberGate.ts): account, caller, number. */
+	gateKey: string;
 	/** Max Calls per Hour, when on. */
 	hourBudget?: HourBudget;
 }
@@ -57,20 +58,23 @@ export interface ItemCall {
 export type Recheck = () => Promise<SkippedCall | undefined>;
 
 /**
- * Sends POST /call once for the item, moving its record forward (placeCall.ts); `recheck` is for just
- * before sending, after a wait for the pace.
+ * Sends POST /call once for the item, moving its record forward (placeCall.ts), after any wait for a
+ * slot; `recheck` is for just before sending, after a wait for the pace. `placing` marks the number's
+ * state in the gate once the waits are over.
  */
-type Place = (record: CallRecord, recheck: Recheck) => Promise<Call | SkippedCall>;
+type Place = (
+	record: CallRecord,
+	recheck: Recheck,
+	placing: () => void,
+) => Promise<Call | SkippedCall>;
 
 /** What an earlier record of the item's slot says, read without awaiting anything. */
 type Earlier =
-	/** Being placed right now by a concurrent use: wait for it, then look again. */
-	| { wait: Flight }
 	/** Placed (or found as skipped) before: output it. */
 	| { placed: CallRecord }
 	/** Sent before, outcome not known: never dial again. */
 	| { unknown: CallRecord }
-	/** Nothing placed for this call yet: dial. */
+	/** Nothing placed for this call yet, or being placed right now (the gate knows): decide. */
 	| undefined;
 
 function earlierRecord(
@@ -85,20 +89,25 @@ function earlierRecord(
 		(record.attempt ?? 1) === item.attempt &&
 		(runsAsTool(context) || sameCaller(record, item.caller));
 	if (!record || !sameCall) return undefined;
-	const flight = flightOf(ledger, slot);
-	if (flight) return { wait: flight };
 	if (record.callId !== undefined) return { placed: record };
-	// Claimed and not sent (a try that stopped before sending) placed nothing; neither did a refusal.
-	if (['claimed', 'notSent', 'skipped'].includes(record.state)) return undefined;
+	// Claimed or sent right now by a concurrent use meets it in the gate; a try that stopped before
+	// sending placed nothing; neither did a refusal.
+	if (['claimed', 'notSent', 'skipped'].includes(record.state) || heldNow.has(record))
+		return undefined;
 	return { unknown: record };
 }
 
+/** Records whose number this process holds in its gate right now (deciding or placing). */
+const heldNow = new WeakSet<CallRecord>();
+
 /**
  * Places the item's call unless it was placed already, whatever runs the node again or at the same
- * time: an earlier try or a concurrent use of the tool gives back its call, an earlier execution's call
- * to the number within the window is output marked as skipped, and Max Calls per Run is checked. The
- * record is claimed synchronously, in the same step as every check that reads the ledger, so uses of
- * the node running at the same time never both pass a check. `place` sends POST /call once.
+ * time: an earlier try gives back its call, the number held in the process's gate (another execution,
+ * an earlier item of the run, a concurrent use of the tool) gives its call as skipped, an earlier
+ * execution's call to the number within the window is output marked as skipped, and Max Calls per Run
+ * and Max Calls per Hour are checked. The number is entered in the gate synchronously, in the same step
+ * as every check that reads the ledger, and before anything that waits (a slot, the pace). `place`
+ * sends POST /call once.
  */
 export async function placeOnce(
 	context: IExecuteFunctions,
@@ -108,91 +117,110 @@ export async function placeOnce(
 ): Promise<Call | SkippedCall> {
 	const ledger = ledgerOf(context, item.itemIndex);
 	const slot = slotOf(context, item.itemIndex, item.body.to);
-	// One call per number and node run, whatever the skip window: a later item waits for the first one.
-	const numberKey = runsAsTool(context)
-		? undefined
-		: `${runIndexOf(context)}|${item.caller.from}>${item.body.to}`;
+	const run = runsAsTool(context) ? undefined : runIndexOf(context);
+	// One call per number and node run, whatever the skip window: a later item takes the first's outcome.
+	const numberKey = run === undefined ? undefined : `${run}|${item.gateKey}`;
 	const executionId = context.getExecutionId();
-	let hourRead: HourRead | undefined;
-	// Every check below reads the ledger and ends in an await only to look again from the top: from the
-	// top of the loop to the claim nothing awaits, so the checks and the claim are one step.
+	// From the top of the loop to the gate's pass nothing awaits: the checks and the pass are one step.
 	for (;;) {
-		// A read of the hour counts only in the step right after it: any other wait reads again.
-		const read = hourRead;
-		hourRead = undefined;
 		const earlier = earlierRecord(context, ledger, item, slot);
-		if (earlier && 'wait' in earlier) {
-			await earlier.wait.settled;
-			continue;
-		}
 		if (earlier && 'placed' in earlier) return await placedBefore(context, item, earlier.placed);
 		if (earlier)
 			throw mayHaveBeenPlacedError(context, item, earlier.unknown, 'an earlier run of this node');
-		const first = numberKey ? flightOf(ledger, numberKey) : undefined;
-		if (first) {
-			const outcome = await sameNumberOutcome(context, ledger, item, slot, first);
-			if (outcome) return outcome;
-			continue;
-		}
-		// Another execution of this process placing the number right now: wait, take its outcome.
-		const other = claimOf(item.claimKey);
-		if (other) {
-			const by = claimedBy(other, { executionId, ledger }, item.body.to);
-			const outcome = await sameNumberOutcome(context, ledger, item, slot, other, by);
-			if (outcome) return outcome;
-			continue;
-		}
-		// Outside Calling Hours nothing is claimed: a later run inside them may place the call.
-		const deferred = deferralOf(context.getNode(), item.hours, item.body.to, Date.now());
-		if (deferred) throw deferred;
-		checkCallLimit(ledger, validate, item.maxCalls, item.body.to);
-		if (item.hourBudget && !read) {
-			// The only await before the claim: the checks run again from the top with the list read.
-			hourRead = await readHour(context, item.hourBudget, item.body.to);
-			continue;
-		}
-		const hourCall = takeHourCall(item.hourBudget, read, validate, item.body.to);
+		const inRun = await earlierInRun(context, ledger, item, numberKey);
+		if (inRun) return inRun;
 		const record: CallRecord = {
 			...recordCaller(item.caller),
 			to: item.body.to,
 			state: 'claimed',
 			executionId,
-			...(runsAsTool(context) ? {} : { run: runIndexOf(context) }),
+			...(run === undefined ? {} : { run }),
 			...(item.attempt > 1 ? { attempt: item.attempt } : {}),
 		};
-		claimSlot(ledger, slot, record);
-		const flight = startFlight(ledger, [slot, numberKey], item.itemIndex, record);
-		const claim = claimNumber(item.claimKey, { executionId, ledger }, item.itemIndex, record);
-		const land = (call: Call | SkippedCall | undefined) => {
-			hourCall.land(record);
-			claim.land(call);
-			flight.land(call);
-		};
-		try {
-			const { previousCallId } = item;
-			const recheck: Recheck = async () =>
-				previousCallId
-					? await attemptPlacedAlready(context, item.filter, {
-							attempt: item.attempt,
-							previousCallId,
-							callContext: item.body.context ?? '',
-							placedHere: (callId) =>
-								placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
-						})
-					: await recentlyCalled(context, item.filter, item.windowMinutes);
-			const recent = await recheck();
-			if (recent) {
-				recordFound(record, recent);
-				land(recent);
-				return recent;
-			}
-			const call = await place(record, recheck);
-			land(call);
-			return call;
-		} catch (error) {
-			if (record.state === 'claimed') advance(record, 'notSent');
-			land(undefined);
-			throw asNodeError(context.getNode(), error);
+		const holder = { executionId, ledger, run, itemIndex: item.itemIndex, record };
+		const entered = enterGate(item.gateKey, holder, Date.now());
+		if (!isPass(entered)) {
+			const met = await meetNumber(context, ledger, item, entered, run);
+			if (met !== 'again') return met;
+			continue;
 		}
+		return await decideAndPlace(
+			context,
+			validate,
+			item,
+			{ ledger, slot, numberKey, record },
+			{
+				pass: entered,
+				place,
+			},
+		);
+	}
+}
+
+/** The number is this item's in the gate: every check, then POST /call once; the gate told the outcome. */
+async function decideAndPlace(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	item: ItemCall,
+	{
+		ledger,
+		slot,
+		numberKey,
+		record,
+	}: {
+		ledger: CallLedger;
+		slot: string;
+		numberKey: string | undefined;
+		record: CallRecord;
+	},
+	{ pass, place }: { pass: GatePass; place: Place },
+): Promise<Call | SkippedCall> {
+	let hourCall: HourCall | undefined;
+	heldNow.add(record);
+	const land = (call: Call | SkippedCall | undefined) => {
+		heldNow.delete(record);
+		hourCall?.land(record);
+		if (call && record.state !== 'skipped' && record.callId !== undefined)
+			pass.placed(record.callId);
+		pass.leave();
+	};
+	try {
+		// Outside Calling Hours nothing is placed: a later run inside them may place the call.
+		const deferred = deferralOf(context.getNode(), item.hours, item.body.to, Date.now());
+		if (deferred) throw deferred;
+		checkCallLimit(ledger, validate, item.maxCalls, item.body.to);
+		claimSlot(ledger, slot, record);
+		if (numberKey !== undefined)
+			runRecords(ledger).set(numberKey, { record, itemIndex: item.itemIndex });
+		const { previousCallId } = item;
+		const recheck: Recheck = async () =>
+			previousCallId
+				? await attemptPlacedAlready(context, item.filter, {
+						attempt: item.attempt,
+						previousCallId,
+						callContext: item.body.context ?? '',
+						placedHere: (callId) =>
+							placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
+					})
+				: await recentlyCalled(context, item.filter, item.windowMinutes);
+		// The number's own earlier call is found before the hour's budget is charged.
+		const recent = await recheck();
+		if (recent) {
+			recordFound(record, recent);
+			land(recent);
+			return recent;
+		}
+		if (item.hourBudget) {
+			const read = await readHour(context, item.hourBudget, item.body.to);
+			hourCall = takeHourCall(item.hourBudget, read, validate, item.body.to);
+		}
+		if (cancelSignalOf(context)?.aborted) throw cancelledError(context);
+		const call = await place(record, recheck, () => pass.placing());
+		land(call);
+		return call;
+	} catch (error) {
+		if (record.state === 'claimed') advance(record, 'notSent');
+		land(undefined);
+		throw asNodeError(context.getNode(), error);
 	}
 }

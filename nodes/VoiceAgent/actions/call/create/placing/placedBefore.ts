@@ -4,16 +4,14 @@ import { getCall } from '../../../../../shared/api/calls';
 import { noAnswerError } from '../../../../../shared/errors';
 import type { Call } from '../../../../../shared/types';
 import { runsAsTool } from '../../allowedDestinations';
-import { claimSlot, slotOf, type CallLedger, type CallRecord } from '../records/callLedger';
-import { recordCaller } from '../records/caller';
-import type { Flight } from '../records/flights';
+import type { CallRecord } from '../records/callLedger';
 import type { ItemCall } from './placeOnce';
-import { earlierItem, type PlacedFirst } from '../records/processClaims';
 import type { SkippedCall } from '../guards/skipRecentlyCalled';
 
 /*
- * What an item outputs when its call was placed, or is being placed, by someone else: an earlier run of
- * the node (a re-run), an earlier item of the run, or another execution of the process.
+ * What an item outputs when an earlier run of the node (a re-run: Retry On Fail, Retry execution, a
+ * tool asked again) placed its call, as the execution's ledger says. Another holder of the number
+ * (an earlier item of the run, another execution) is met in the gate (gate/meetNumber.ts).
  */
 
 /** An earlier attempt's call to the number may have been placed: this item does not dial it again. */
@@ -57,40 +55,4 @@ export async function placedBefore(
 	if (!runsAsTool(context)) return call;
 	const skipReason = `This tool already called ${item.body.to} in this execution (call ${call.id}), so it was not called again`;
 	return { ...call, skipped: true, skipReason };
-}
-
-/**
- * A use of the number after the first one's outcome (a later item of the run, another execution of the
- * process): its call as skipped (remembered as this item's, so a later *Retry execution* never dials
- * it), an error when the first one's outcome is unknown, or undefined when the first placed nothing
- * (this item may dial).
- */
-export async function sameNumberOutcome(
-	context: IExecuteFunctions,
-	ledger: CallLedger,
-	item: ItemCall,
-	slot: string,
-	first: Flight,
-	placedFirst?: PlacedFirst,
-): Promise<Call | SkippedCall | undefined> {
-	const { call, record: firstRecord, itemIndex } = await first.settled;
-	if (firstRecord.state === 'notSent') return undefined;
-	const base = {
-		...recordCaller(item.caller),
-		to: item.body.to,
-		executionId: context.getExecutionId(),
-		...(item.attempt > 1 ? { attempt: item.attempt } : {}),
-	};
-	const by = placedFirst ?? earlierItem(item.body.to, itemIndex);
-	if (!call || firstRecord.callId === undefined) {
-		// The same possible call as the first one's: its record (this run's, or another execution's)
-		// counts it against Max Calls per Run.
-		const sameCallAs = placedFirst ? 'another execution' : slotOf(context, itemIndex, item.body.to);
-		claimSlot(ledger, slot, { ...base, state: 'unknown', sameCallAs });
-		throw mayHaveBeenPlacedError(context, item, firstRecord, by.placedBy);
-	}
-	const skipReason =
-		firstRecord.state === 'skipped' ? (firstRecord.why as string) : by.skipReason(call.id);
-	claimSlot(ledger, slot, { ...base, state: 'skipped', callId: call.id, why: skipReason });
-	return { ...(await getCall(context, call.id)), skipped: true, skipReason };
 }

@@ -1,0 +1,164 @@
+import type { IExecuteFunctions } from 'n8n-workflow';
+
+import { getCall } from '../../../../../shared/api/calls';
+import { hasEnded } from '../../../../../shared/callStatus';
+import { asNodeError, isNotFound } from '../../../../../shared/errors';
+import { cancelSignalOf, throwIfCancelled } from '../../../../../shared/transport/cancel';
+import type { Call } from '../../../../../shared/types';
+import { oncePerRun } from '../../../../../shared/runCache';
+import { claimSlot, slotOf, type CallLedger, type CallRecord } from '../records/callLedger';
+import { recordCaller } from '../records/caller';
+import type { SkippedCall } from '../guards/skipRecentlyCalled';
+import { mayHaveBeenPlacedError } from '../placing/placedBefore';
+import type { ItemCall } from '../placing/placeOnce';
+import { callEnded, letGo, waitForHolder, type GateEntry } from './numberGate';
+
+/*
+ * What an item does when its number is held by someone else: an earlier item of its run, another
+ * execution of the process (or another use of the node in this one). It outputs that call as skipped,
+ * naming it; it fails with "may have been placed" when that call's outcome is unknown; it decides again
+ * when the holder placed nothing.
+ */
+
+/** What an item reads from the gate: an outcome to output, or `again` (decide from the top). */
+export type Met = Call | SkippedCall | 'again';
+
+/** Who placed the number first, as the outcome of the item that met it says. */
+interface PlacedFirst {
+	placedBy: string;
+	skipReason(callId: string): string;
+}
+
+const earlierItem = (to: string, itemIndex: number): PlacedFirst => ({
+	placedBy: 'an earlier item of this run',
+	skipReason: (callId) =>
+		`Item ${itemIndex} of this run called ${to} already (call ${callId}), so it was not called again`,
+});
+
+function placedFirstBy(
+	context: IExecuteFunctions,
+	ledger: CallLedger,
+	holder: { executionId: string; ledger: CallLedger; run?: number; itemIndex: number },
+	to: string,
+	run: number | undefined,
+): PlacedFirst {
+	if (holder.ledger === ledger && run !== undefined && holder.run === run)
+		return earlierItem(to, holder.itemIndex);
+	const mine = context.getExecutionId();
+	const who =
+		holder.ledger === ledger
+			? 'another use of this node in this execution'
+			: holder.executionId === mine || holder.executionId === ''
+				? 'another execution'
+				: `execution ${holder.executionId}`;
+	const Who = who.charAt(0).toUpperCase() + who.slice(1);
+	return {
+		placedBy: `${who}, running at the same time`,
+		skipReason: (callId: string) =>
+			`${Who}, running at the same time, placed the call to ${to} (call ${callId}), so it was not called again`,
+	};
+}
+
+/**
+ * The records of the run by number and caller: a later item with the number takes the first one's
+ * outcome, whatever the skip window (one call per number and node run). In memory, beside the ledger.
+ */
+export function runRecords(
+	ledger: CallLedger,
+): Map<string, { record: CallRecord; itemIndex: number }> {
+	return oncePerRun(ledger, 'runRecords', () => new Map());
+}
+
+/**
+ * The item's outcome after the first record's: undefined when the first placed nothing (decide again);
+ * its call as skipped (remembered as this item's, so a later *Retry execution* never dials it); an error
+ * when its outcome is unknown.
+ */
+export async function takeOutcome(
+	context: IExecuteFunctions,
+	ledger: CallLedger,
+	item: ItemCall,
+	first: { record: CallRecord; by: PlacedFirst; call?: Call },
+): Promise<Call | SkippedCall | undefined> {
+	const { record, by } = first;
+	if (record.state === 'notSent') return undefined;
+	const slot = slotOf(context, item.itemIndex, item.body.to);
+	const base = {
+		...recordCaller(item.caller),
+		to: item.body.to,
+		executionId: context.getExecutionId(),
+		...(item.attempt > 1 ? { attempt: item.attempt } : {}),
+	};
+	if (record.callId === undefined) {
+		// The same possible call as the first one's: counted once against Max Calls per Run.
+		claimSlot(ledger, slot, { ...base, state: 'unknown', sameCallAs: 'another call' });
+		throw mayHaveBeenPlacedError(context, item, record, by.placedBy);
+	}
+	const skipReason =
+		record.state === 'skipped' ? (record.why as string) : by.skipReason(record.callId);
+	claimSlot(ledger, slot, { ...base, state: 'skipped', callId: record.callId, why: skipReason });
+	const call = first.call ?? (await getCall(context, record.callId));
+	return { ...call, skipped: true, skipReason };
+}
+
+/** The run's earlier item with the number, if it decided: its outcome, or undefined (none, or nothing placed). */
+export async function earlierInRun(
+	context: IExecuteFunctions,
+	ledger: CallLedger,
+	item: ItemCall,
+	numberKey: string | undefined,
+): Promise<Call | SkippedCall | undefined> {
+	const first = numberKey === undefined ? undefined : runRecords(ledger).get(numberKey);
+	if (!first || ['claimed', 'sent', 'notSent'].includes(first.record.state)) return undefined;
+	const by = earlierItem(item.body.to, first.itemIndex);
+	return await takeOutcome(context, ledger, item, { record: first.record, by });
+}
+
+/**
+ * Meets the number held by `met`. While its holder decides or places, waits (holding no slot, ending at
+ * once when this execution is stopped) and then decides again. A placed call is asked for by ID: in
+ * progress, or begun within the item's skip window, it is output as skipped; seen to end, the number is
+ * free again once the window allows (`forget`).
+ */
+export async function meetNumber(
+	context: IExecuteFunctions,
+	ledger: CallLedger,
+	item: ItemCall,
+	met: GateEntry,
+	run: number | undefined,
+): Promise<Met> {
+	const { holder } = met;
+	const by = placedFirstBy(context, ledger, holder, item.body.to, run);
+	const slot = slotOf(context, item.itemIndex, item.body.to);
+	if (met.state !== 'placed') {
+		await waitForHolder(met, cancelSignalOf(context));
+		throwIfCancelled(context);
+		// This very slot's record (a concurrent use of the tool): the ledger says what it placed.
+		if (ledger.records[slot] === holder.record || (met.state as string) === 'placed')
+			return 'again';
+		return (await takeOutcome(context, ledger, item, { record: holder.record, by })) ?? 'again';
+	}
+	const callId = met.callId as string;
+	let call: Call | undefined;
+	try {
+		call = await getCall(context, callId);
+	} catch (error) {
+		if (!isNotFound(error)) throw asNodeError(context.getNode(), error);
+	}
+	// The service holds no such call (404), or under that ID one to another number: nothing of it is
+	// in progress. A number it spells otherwise (not shown in the contract) is the same person's.
+	const digits = (to: unknown) => String(to).replace(/\D/g, '');
+	if (!call || (typeof call.to === 'string' && digits(call.to) !== digits(item.body.to))) {
+		letGo(met);
+		return 'again';
+	}
+	if (hasEnded(call)) callEnded(callId);
+	const sameRun = by.placedBy === 'an earlier item of this run';
+	const withinWindow = Date.now() - (met.placedAt as number) < item.windowMinutes * 60_000;
+	if (!hasEnded(call) || withinWindow || sameRun) {
+		const record = { ...holder.record, callId, state: 'placed' } as CallRecord;
+		return (await takeOutcome(context, ledger, item, { record, by, call })) as Call;
+	}
+	letGo(met);
+	return 'again';
+}

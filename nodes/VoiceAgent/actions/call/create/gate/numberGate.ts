@@ -1,0 +1,181 @@
+import type { CallLedger, CallRecord } from '../records/callLedger';
+
+/**
+ * Where a number stands in this n8n process: `deciding` (its checks and look-ups run), `placing`
+ * (POST /call in flight), `placed` (its call may be in progress). States only move forward; then the
+ * number is gone from the gate. See README.md beside this file.
+ */
+export type GateState = 'deciding' | 'placing' | 'placed';
+
+/** Who holds a number: the execution (its ledger, its run) and the item's record. */
+export interface Holder {
+	executionId: string;
+	/** The same object for every use of the node in one execution (MCP tool calls share an ID). */
+	ledger: CallLedger;
+	/** The node run (loop pass); tools: none. */
+	run?: number;
+	itemIndex: number;
+	record: CallRecord;
+}
+
+/** A number in the gate, as whoever meets it reads it. */
+export interface GateEntry {
+	readonly state: GateState;
+	readonly holder: Holder;
+	/** The call placed (state `placed`). */
+	readonly callId?: string;
+	/** n8n's clock when POST /call landed. */
+	readonly placedAt?: number;
+	/** n8n's clock when the call was seen to end; undefined: it may be in progress. */
+	readonly endedAt?: number;
+}
+
+interface Entry extends GateEntry {
+	key: string;
+	state: GateState;
+	callId?: string;
+	placedAt?: number;
+	endedAt?: number;
+	/** Resolves when the holder leaves `deciding`/`placing`. */
+	settled: Promise<void>;
+	settle(): void;
+}
+
+/**
+ * A placed call is kept this long at most when nobody sees it end: longer than the longest call a
+ * voice agent keeps up, so the gate stays small while no call in progress is forgotten.
+ */
+const PLACED_KEPT_MS = 4 * 3_600_000;
+/** A call seen to end is kept this long: the time the service's list may take to show it. */
+const ENDED_KEPT_MS = 60_000;
+/** How often the gate drops what it keeps no longer. */
+const SWEEP_EVERY_MS = 10_000;
+
+/**
+ * Every number of the process, by account, caller and number. Module scope on purpose: n8n runs one job
+ * as many executions at once (MCP tool calls, redelivered webhooks, overlapping passes, Retry execution
+ * while the original runs), gives nodes no lock, but all executions of one process share this module.
+ * In queue mode each worker process has its own.
+ */
+const entries = new Map<string, Entry>();
+const keysByCall = new Map<string, string>();
+let pendingWaits = 0;
+let sweptAt = 0;
+
+/**
+ * The gate key: the account as a fingerprint of its Base URL and key (never the key), the caller (the
+ * agent's resolved ID, or the From number when From is given by number) and the canonical number.
+ */
+export function gateKey(account: string, caller: string, to: string): string {
+	return `${account}|${caller}>${to}`;
+}
+
+function forget(key: string, entry: Entry): void {
+	if (entries.get(key) !== entry) return;
+	entries.delete(key);
+	if (entry.callId !== undefined && keysByCall.get(entry.callId) === key)
+		keysByCall.delete(entry.callId);
+}
+
+function expired(entry: Entry, now: number): boolean {
+	if (entry.state !== 'placed') return false;
+	if (entry.endedAt !== undefined) return now - entry.endedAt >= ENDED_KEPT_MS;
+	return now - (entry.placedAt as number) >= PLACED_KEPT_MS;
+}
+
+function sweep(now: number): void {
+	if (now - sweptAt < SWEEP_EVERY_MS) return;
+	sweptAt = now;
+	for (const [key, entry] of entries) if (expired(entry, now)) forget(key, entry);
+}
+
+/** The holder's pass: it moves its number forward, and lets it go. */
+export interface GatePass {
+	placing(): void;
+	/** POST /call landed with this call: kept while it may be in progress. */
+	placed(callId: string): void;
+	/** Nothing more to hold (nothing placed, a call found in the list, an outcome unknown). */
+	leave(): void;
+}
+
+/**
+ * Enters the number, synchronously (one step with the caller's decision): a pass when nobody holds it,
+ * otherwise what holds it. A stale entry (its bound is over) is dropped first.
+ */
+export function enterGate(key: string, holder: Holder, now: number): GatePass | GateEntry {
+	sweep(now);
+	const held = entries.get(key);
+	if (held && !expired(held, now)) return held;
+	if (held) forget(key, held);
+	let settle = () => {};
+	const entry: Entry = {
+		key,
+		state: 'deciding',
+		holder,
+		settled: new Promise<void>((resolve) => (settle = resolve)),
+		settle: () => settle(),
+	};
+	entries.set(key, entry);
+	return {
+		placing() {
+			if (entry.state === 'deciding') entry.state = 'placing';
+		},
+		placed(callId) {
+			if (entry.state === 'placed') return;
+			entry.state = 'placed';
+			entry.callId = callId;
+			entry.placedAt = Date.now();
+			keysByCall.set(callId, key);
+			entry.settle();
+		},
+		leave() {
+			if (entry.state !== 'placed') forget(key, entry);
+			entry.settle();
+		},
+	};
+}
+
+export const isPass = (met: GatePass | GateEntry): met is GatePass => 'leave' in met;
+
+/** The call was seen to end (by its holder's wait, or by an execution that met it). */
+export function callEnded(callId: string, now = Date.now()): void {
+	const key = keysByCall.get(callId);
+	const entry = key === undefined ? undefined : entries.get(key);
+	if (entry && entry.callId === callId && entry.endedAt === undefined) entry.endedAt = now;
+}
+
+/**
+ * A placed call that the meeting item found ended (outside its skip window) or unknown to the service
+ * (404): the number is free again.
+ */
+export function letGo(met: GateEntry): void {
+	if (met.state === 'placed') forget((met as Entry).key, met as Entry);
+}
+
+/**
+ * Waits until the holder of `entry` leaves `deciding`/`placing`, or `signal` aborts (its execution
+ * was stopped): a stopped execution never waits on.
+ */
+export async function waitForHolder(entry: GateEntry, signal?: AbortSignal): Promise<void> {
+	if (signal?.aborted) return;
+	pendingWaits++;
+	try {
+		await new Promise<void>((resolve) => {
+			const done = () => {
+				signal?.removeEventListener('abort', done);
+				resolve();
+			};
+			signal?.addEventListener('abort', done, { once: true });
+			void (entry as Entry).settled.then(done);
+		});
+	} finally {
+		pendingWaits--;
+	}
+}
+
+/** Read-only counters, for tests of bounded memory: the gate's numbers by state, and waits pending. */
+export function gateCounts(): Record<GateState, number> & { waits: number } {
+	const counts = { deciding: 0, placing: 0, placed: 0, waits: pendingWaits };
+	for (const entry of entries.values()) counts[entry.state]++;
+	return counts;
+}
