@@ -23,7 +23,7 @@ const { requireQueryId, parseLimit, optionalParam } = require('./query');
 /** @typedef {{ account: Account, query: URLSearchParams, body: unknown }} ApiRequest */
 /**
  * An answer; `empty`: no body at all (not even JSON `null`); `html`: this page instead of a JSON body.
- * @typedef {{ status: number, body: unknown, headers?: Record<string, string>, empty?: boolean, html?: string, json?: string }} Reply
+ * @typedef {{ status: number, body: unknown, headers?: Record<string, string>, empty?: boolean, html?: string, json?: string, createdCallId?: string }} Reply
  * (`html`: sent as that page; `json`: sent as that text, JSON or not, with the JSON content type)
  */
 /** @typedef {(request: ApiRequest) => Reply | Promise<Reply>} Handler */
@@ -115,7 +115,7 @@ function createApiRoutes({ random, simulation, variants }) {
 				account.addCall(call);
 				simulation.place(account, call);
 				// The call is placed whatever the answer looks like (variants.js).
-				return variants.createAnswer(callShape(call));
+				return { ...variants.createAnswer(callShape(call)), createdCallId: call.id };
 			},
 		],
 		[

@@ -9,6 +9,7 @@
  * @property {unknown} body the parsed JSON body, or null (no body, or not JSON)
  * @property {string} at ISO time the request arrived
  * @property {'error' | 'reset' | null} fault the fault the sandbox injected into this request, if any
+ * @property {string} [created_call_id] POST /call: the ID of the call it created, whatever the answer said
  */
 
 /**

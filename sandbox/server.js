@@ -50,7 +50,7 @@ async function handle(app, request, response) {
 	}
 
 	app.traffic.begin(request.socket);
-	const { reply, fault } = await handleApi(
+	const { reply, fault, createdCallId } = await handleApi(
 		app,
 		method,
 		url,
@@ -66,6 +66,9 @@ async function handle(app, request, response) {
 		body: body.json ?? null,
 		at,
 		fault,
+		...((reply?.createdCallId ?? createdCallId)
+			? { created_call_id: reply?.createdCallId ?? createdCallId }
+			: {}),
 	});
 	// What the contract leaves open, as switched (variants.js): the Date header, and how times are written.
 	// The header is written from the sandbox's own clock, the one its `created_at` comes from, as a real
@@ -84,7 +87,8 @@ async function handle(app, request, response) {
  * @param {URL} url
  * @param {string | undefined} authorization
  * @param {RequestBody} body
- * @returns {Promise<{ reply: Reply | null, fault: 'error' | 'reset' | null }>} reply null: reset the socket
+ * @returns {Promise<{ reply: Reply | null, fault: 'error' | 'reset' | null, createdCallId?: string }>} reply
+ *   null: reset the socket; `createdCallId`: the call a request reset after acting created
  */
 async function handleApi(app, method, url, authorization, body) {
 	if (app.latencyMs > 0) await app.requestTimers.sleep(app.latencyMs);
@@ -102,19 +106,20 @@ async function handleApi(app, method, url, authorization, body) {
 	const act = () => answer(() => handler({ account, query: url.searchParams, body: body.json }));
 	if (!fault?.action) return { reply: app.variants.oddAnswer(route, await act()), fault: null };
 	// "after": the service acts, then the client sees an error or a dropped connection (an ambiguous failure).
-	if (fault.when === 'after') await act();
-	if (fault.action === 'reset') return { reply: null, fault: 'reset' };
+	const acted = fault.when === 'after' ? await act() : undefined;
+	const created = acted?.createdCallId ? { createdCallId: acted.createdCallId } : {};
+	if (fault.action === 'reset') return { reply: null, fault: 'reset', ...created };
 	const headers = fault.status === 429 ? { 'retry-after': String(fault.retryAfterS) } : undefined;
 	if (fault.status >= 500 && app.variants.proxyErrors) {
 		// A proxy in front of the service answers for it, with a page of its own.
 		return {
-			reply: { status: fault.status, body: null, html: proxyErrorPage(fault.status) },
+			reply: { status: fault.status, body: null, html: proxyErrorPage(fault.status), ...created },
 			fault: 'error',
 		};
 	}
 	const message = `Injected fault (sandbox): ${route} answered ${fault.status}${fault.when === 'after' ? ' after the request was carried out' : ''}`;
 	return {
-		reply: { status: fault.status, body: errorBody(fault.status, message), headers },
+		reply: { status: fault.status, body: errorBody(fault.status, message), headers, ...created },
 		fault: 'error',
 	};
 }

@@ -11,10 +11,10 @@ import { sleep, waitFor } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 1_500 });
 
-const leads = (count: number) =>
+const leads = (count: number, first = 1001) =>
 	Array.from({ length: count }, (_, n) => ({
 		name: `Lead ${n}`,
-		phone: `+1415555${String(1001 + n)}`,
+		phone: `+1415555${String(first + n)}`,
 	}));
 
 function createFor(agentId: string, options: Record<string, number | boolean>) {
@@ -105,7 +105,9 @@ describe('Call → Create, several calls at once', () => {
 		const run = await runWith(
 			sandbox,
 			createFor(agent.id, { waitForEnd: true, firstCheckSeconds: 10, callsAtOnce: 3 }),
-			{ input: leads(6), cancelWhen: threePlaced },
+			// Numbers no earlier test called: the process's gate asks the service for a call it placed
+			// to a number (GET /call) when the number is wanted again.
+			{ input: leads(6, 3001), cancelWhen: threePlaced },
 		);
 
 		expect(Date.now() - cancelledAt).toBeLessThan(1_000);

@@ -120,17 +120,35 @@ describe('a node that runs several times in one execution', () => {
 
 		const result = await run({
 			input: [{ to: '+14155550101' }],
-			laterInputs: [[{ to: '+14155550102' }], [{ to: '+14155550101' }]],
+			laterInputs: [[{ to: '+14155550102' }], [{ to: '+14155550103' }]],
 		});
 
 		const runs = result.run.data.resultData.runData['Voice Agent'];
 		expect(runs.map((task) => task.data?.main[0]?.[0].json.to)).toEqual([
 			'+14155550101',
 			'+14155550102',
-			'+14155550101',
+			'+14155550103',
 		]);
-		expect(await dialled()).toEqual({ '+14155550101': 2, '+14155550102': 1 });
+		expect(await dialled()).toEqual({ '+14155550101': 1, '+14155550102': 1, '+14155550103': 1 });
 		expect(runs.every((task) => task.data?.main[0]?.[0].json.skipped === undefined)).toBe(true);
+	});
+
+	test('a later run for a number whose call is still in progress (issue 34, every node version): skipped, naming that call', async () => {
+		await createAgent(sandbox, { name: 'Front Desk' });
+
+		const result = await run({
+			input: [{ to: '+14155550104' }],
+			laterInputs: [[{ to: '+14155550104' }]],
+		});
+
+		const [first, later] = result.run.data.resultData.runData['Voice Agent'].map(
+			(task) => task.data?.main[0]?.[0].json as any,
+		);
+		expect(await dialled()).toEqual({ '+14155550104': 1 });
+		expect(later).toMatchObject({ id: first.id, skipped: true });
+		expect(later.skipReason).toBe(
+			`An earlier run of this node in this execution placed the call to +14155550104 (call ${first.id}), so it was not called again`,
+		);
 	});
 });
 

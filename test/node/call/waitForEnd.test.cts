@@ -38,12 +38,20 @@ const waitOptions = (options: Record<string, unknown> = {}) => ({
 	...options,
 });
 
-function createAndWait(agentId: string, options: Record<string, unknown> = {}) {
+/**
+ * `to`: a number no earlier test of the file called, where a test counts GET /call: the process's gate
+ * asks the service for its last call to a number (a call of an earlier test) when the number is wanted again.
+ */
+function createAndWait(
+	agentId: string,
+	options: Record<string, unknown> = {},
+	to = '+14155550123',
+) {
 	return {
 		resource: 'call',
 		operation: 'create',
 		from: rl(agentId),
-		to: '+14155550123',
+		to,
 		context: 'Renewal on December 1',
 		options: waitOptions(options),
 	};
@@ -92,7 +100,10 @@ describe('Call → Create, waiting for the call to end', () => {
 		const agent = await createAgent(sandbox, { name: 'Renewals' });
 
 		const started = Date.now();
-		const run = await runWith(sandbox, createAndWait(agent.id, { maxWaitMinutes: 0.05 }));
+		const run = await runWith(
+			sandbox,
+			createAndWait(agent.id, { maxWaitMinutes: 0.05 }, '+14155550124'),
+		);
 		const elapsed = Date.now() - started;
 
 		const [call] = jsonOf(run);
@@ -133,7 +144,7 @@ describe('Call → Create, waiting for the call to end', () => {
 			cancelledAt = Date.now();
 		});
 
-		await runWith(sandbox, createAndWait(agent.id, { firstCheckSeconds: 10 }), {
+		await runWith(sandbox, createAndWait(agent.id, { firstCheckSeconds: 10 }, '+14155550125'), {
 			cancelWhen: cancel,
 		});
 		const stoppedAfter = Date.now() - cancelledAt;

@@ -122,3 +122,14 @@ function forgetIdleShares(now: number): void {
 export function nodesSharing(): number {
 	return shares.size;
 }
+
+/** Slots taken and workers waiting for one, all nodes together: 0 and 0 once no execution runs. */
+export function slotsInUse(): { taken: number; waiting: number } {
+	let taken = 0;
+	let waiting = 0;
+	for (const share of shares.values()) {
+		taken += share.inUse;
+		waiting += share.waiters.size;
+	}
+	return { taken, waiting };
+}

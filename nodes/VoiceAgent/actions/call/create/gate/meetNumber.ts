@@ -1,7 +1,7 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import { getCall } from '../../../../../shared/api/calls';
-import { hasEnded } from '../../../../../shared/callStatus';
+import { getCall, newestCall } from '../../../../../shared/api/calls';
+import { hasEnded, isLive } from '../../../../../shared/callStatus';
 import { asNodeError, isNotFound } from '../../../../../shared/errors';
 import { cancelSignalOf, throwIfCancelled } from '../../../../../shared/transport/cancel';
 import type { Call } from '../../../../../shared/types';
@@ -44,6 +44,12 @@ function placedFirstBy(
 ): PlacedFirst {
 	if (holder.ledger === ledger && run !== undefined && holder.run === run)
 		return earlierItem(to, holder.itemIndex);
+	if (holder.ledger === ledger && run !== undefined && holder.run !== undefined)
+		return {
+			placedBy: 'an earlier run of this node in this execution',
+			skipReason: (callId) =>
+				`An earlier run of this node in this execution placed the call to ${to} (call ${callId}), so it was not called again`,
+		};
 	const mine = context.getExecutionId();
 	const who =
 		holder.ledger === ledger
@@ -138,7 +144,18 @@ export async function meetNumber(
 			return 'again';
 		return (await takeOutcome(context, ledger, item, { record: holder.record, by })) ?? 'again';
 	}
-	const callId = met.callId as string;
+	// A call that may have been placed, which nobody could name (its holder looked for it in the list for
+	// seconds): the agent's newest call to the number, in progress, is taken as it; none, the number is free.
+	if (met.callId === undefined) {
+		const { call: newest } = await newestCall(context, item.filter);
+		if (newest === undefined || !isLive(newest)) {
+			letGo(met);
+			return 'again';
+		}
+		const record = { ...holder.record, callId: newest.id, state: 'placed' } as CallRecord;
+		return (await takeOutcome(context, ledger, item, { record, by })) as Call;
+	}
+	const callId = met.callId;
 	let call: Call | undefined;
 	try {
 		call = await getCall(context, callId);
@@ -154,7 +171,11 @@ export async function meetNumber(
 	}
 	if (hasEnded(call)) callEnded(callId);
 	const sameRun = by.placedBy === 'an earlier item of this run';
-	const withinWindow = Date.now() - (met.placedAt as number) < item.windowMinutes * 60_000;
+	// From attempt 2 the lead's own record replaces the window (skipRecentlyCalled.ts): only a call
+	// in progress stops it here.
+	const withinWindow =
+		item.previousCallId === undefined &&
+		Date.now() - (met.placedAt as number) < item.windowMinutes * 60_000;
 	if (!hasEnded(call) || withinWindow || sameRun) {
 		const record = { ...holder.record, callId, state: 'placed' } as CallRecord;
 		return (await takeOutcome(context, ledger, item, { record, by, call })) as Call;

@@ -22,7 +22,7 @@ export interface Holder {
 export interface GateEntry {
 	readonly state: GateState;
 	readonly holder: Holder;
-	/** The call placed (state `placed`). */
+	/** The call placed (state `placed`); undefined when the service's answer left it unknown. */
 	readonly callId?: string;
 	/** n8n's clock when POST /call landed. */
 	readonly placedAt?: number;
@@ -94,6 +94,8 @@ export interface GatePass {
 	placing(): void;
 	/** POST /call landed with this call: kept while it may be in progress. */
 	placed(callId: string): void;
+	/** POST /call may have placed a call nobody could name: whoever meets it asks the list (meetNumber.ts). */
+	unknown(): void;
 	/** Nothing more to hold (nothing placed, a call found in the list, an outcome unknown). */
 	leave(): void;
 }
@@ -126,6 +128,12 @@ export function enterGate(key: string, holder: Holder, now: number): GatePass | 
 			entry.callId = callId;
 			entry.placedAt = Date.now();
 			keysByCall.set(callId, key);
+			entry.settle();
+		},
+		unknown() {
+			if (entry.state === 'placed') return;
+			entry.state = 'placed';
+			entry.placedAt = Date.now();
 			entry.settle();
 		},
 		leave() {

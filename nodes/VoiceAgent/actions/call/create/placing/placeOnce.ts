@@ -177,11 +177,12 @@ async function decideAndPlace(
 ): Promise<Call | SkippedCall> {
 	let hourCall: HourCall | undefined;
 	heldNow.add(record);
-	const land = (call: Call | SkippedCall | undefined) => {
+	// The record says what the gate keeps: the call placed, a call nobody could name, or nothing.
+	const land = () => {
 		heldNow.delete(record);
 		hourCall?.land(record);
-		if (call && record.state !== 'skipped' && record.callId !== undefined)
-			pass.placed(record.callId);
+		if (record.callId !== undefined && record.state !== 'skipped') pass.placed(record.callId);
+		else if (['sent', 'unnamed', 'unknown'].includes(record.state)) pass.unknown();
 		pass.leave();
 	};
 	try {
@@ -207,7 +208,7 @@ async function decideAndPlace(
 		const recent = await recheck();
 		if (recent) {
 			recordFound(record, recent);
-			land(recent);
+			land();
 			return recent;
 		}
 		if (item.hourBudget) {
@@ -216,11 +217,11 @@ async function decideAndPlace(
 		}
 		if (cancelSignalOf(context)?.aborted) throw cancelledError(context);
 		const call = await place(record, recheck, () => pass.placing());
-		land(call);
+		land();
 		return call;
 	} catch (error) {
 		if (record.state === 'claimed') advance(record, 'notSent');
-		land(undefined);
+		land();
 		throw asNodeError(context.getNode(), error);
 	}
 }
