@@ -6,7 +6,7 @@ const BITS_64 = (1n << 64n) - 1n;
 /**
  * A short, stable fingerprint of a text (FNV-1a over its UTF-16 code units, 64 bits as 16 hex digits):
  * enough to tell accounts apart in this process's memory without keeping their API key. Not a
- * cryptographic hash, and never meant to leave the process: it only names who a claim belongs to.
+ * cryptographic hash, and never meant to leave the process: it only names whose number or budget an entry is.
  */
 export function fingerprint(text: string): string {
 	let hash = OFFSET_BASIS;

@@ -58,7 +58,7 @@ function credentialFor(context: VoiceAgentContext): Promise<Credential> {
 
 /**
  * The account the node's credential reaches, as a fingerprint of its Base URL and API key: guards kept
- * for the whole n8n process (claims, Max Calls per Hour) tell accounts apart by it, never by the key.
+ * for the whole n8n process (the gate of Call → Create, Max Calls per Hour) tell accounts apart by it, never by the key.
  */
 export async function accountOf(context: VoiceAgentContext): Promise<string> {
 	return await readOncePerRun(context, 'account', async () => {

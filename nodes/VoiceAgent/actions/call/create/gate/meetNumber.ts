@@ -139,9 +139,9 @@ export async function meetNumber(
 	if (met.state !== 'placed') {
 		await waitForHolder(met, cancelSignalOf(context));
 		throwIfCancelled(context);
-		// This very slot's record (a concurrent use of the tool): the ledger says what it placed.
-		if (ledger.records[slot] === holder.record || (met.state as string) === 'placed')
-			return 'again';
+		// This very slot's record (a concurrent use of the tool): the ledger says what it placed. A call
+		// placed by ID is met again, as placed; an unnamed one is the holder's outcome (may have been placed).
+		if (ledger.records[slot] === holder.record || met.callId !== undefined) return 'again';
 		return (await takeOutcome(context, ledger, item, { record: holder.record, by })) ?? 'again';
 	}
 	// A call that may have been placed, which nobody could name (its holder looked for it in the list for

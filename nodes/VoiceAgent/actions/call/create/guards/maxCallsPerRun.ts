@@ -30,7 +30,7 @@ export function maxCallsPerRun(
 
 /**
  * Fails when the execution's calls have reached the limit. The count is read from the ledger (every
- * record that may have phoned someone), in the same synchronous step as the claim that follows it, so
+ * record that may have phoned someone), in the same synchronous step as the record that follows it, so
  * uses of the node running at the same time never both take the last call.
  */
 export function checkCallLimit(
