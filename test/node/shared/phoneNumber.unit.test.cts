@@ -4,40 +4,9 @@
  * in each spelling a person might use, come out as one number.
  */
 import { execFileSync } from 'node:child_process';
-import fs from 'node:fs';
-import path from 'node:path';
 
 import { canonicalPhoneNumber } from '../../../nodes/shared/phoneNumber';
-
-const ROOT = path.resolve(__dirname, '../../..');
-const metadata = fs
-	.readFileSync(path.join(ROOT, 'scripts/data/libphonenumber/PhoneNumberMetadata.xml'), 'utf8')
-	.replace(/<!--[\s\S]*?-->/g, '');
-
-interface Region {
-	id: string;
-	code: string;
-	trunk: string | undefined;
-	general: string;
-	examples: string[];
-}
-
-/** Every territory of the metadata: its calling code, national prefix, general pattern and example numbers. */
-const regions: Region[] = [...metadata.matchAll(/<territory ([^>]*)>([\s\S]*?)<\/territory>/g)].map(
-	([, attributes, body]) => ({
-		id: / id="([^"]+)"/.exec(` ${attributes}`)![1],
-		code: /countryCode="(\d+)"/.exec(attributes)![1],
-		trunk: /\snationalPrefix="(\d+)"/.exec(` ${attributes}`)?.[1],
-		general: /<generalDesc>\s*<nationalNumberPattern>([\s\S]*?)</
-			.exec(body)![1]
-			.replace(/\s+/g, ''),
-		examples: [...body.matchAll(/<exampleNumber>(\d+)<\/exampleNumber>/g)].map(([, n]) => n),
-	}),
-);
-
-/** Whether a national number is one of its calling code's, in any region sharing the code. */
-const isNationalNumberOf = (code: string, digits: string) =>
-	regions.some((r) => r.code === code && new RegExp(`^(?:${r.general})$`).test(digits));
+import { examples, isNationalNumberOf, ROOT } from '../../support/phoneMetadata.cts';
 
 const canonical = (text: string) => canonicalPhoneNumber(text);
 
@@ -106,13 +75,6 @@ describe('against libphonenumber metadata, every region', () => {
 		});
 		expect(output).toContain('is up to date');
 	});
-
-	const examples = regions.flatMap((region) =>
-		region.examples
-			.filter((n) => isNationalNumberOf(region.code, n) && `${region.code}${n}`.length >= 7)
-			.filter((n) => `${region.code}${n}`.length <= 15)
-			.map((n) => ({ ...region, national: n })),
-	);
 
 	test('there are example numbers for nearly every region', () => {
 		expect(new Set(examples.map((example) => example.id)).size).toBeGreaterThan(240);
