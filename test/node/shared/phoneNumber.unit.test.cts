@@ -4,6 +4,8 @@
  * in each spelling a person might use, come out as one number.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 
 import { canonicalPhoneNumber } from '../../../nodes/shared/phoneNumber';
 import { examples, isNationalNumberOf, ROOT } from '../../support/phoneMetadata.cts';
@@ -74,6 +76,12 @@ describe('against libphonenumber metadata, every region', () => {
 			encoding: 'utf8',
 		});
 		expect(output).toContain('is up to date');
+	});
+
+	test('the package names the source of the data it ships', () => {
+		const notices = fs.readFileSync(path.join(ROOT, 'THIRD_PARTY_NOTICES.md'), 'utf8');
+		expect(notices).toContain('`dist/nodes/shared/phoneNumber.data.js`');
+		expect(notices).toContain('libphonenumber v9.0.35');
 	});
 
 	test('there are example numbers for nearly every region', () => {
