@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { callPages, getCall } from '../../../../../shared/api/calls';
 import { asNodeError, dataProblemError, isNotFound } from '../../../../../shared/errors';
+import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { AttemptReport } from '../../../../../shared/transport/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
@@ -94,7 +95,7 @@ export async function readHour(
 			for (const call of calls) {
 				if (typeof call?.id !== 'string') throw new Error('a call without an ID');
 				// A time that cannot be read counts as within the hour: the budget errs on the side of not phoning.
-				const created = Date.parse(String(call.created_at));
+				const created = latestInstantOf(call.created_at);
 				if (!Number.isNaN(created) && created <= serviceNowMs - HOUR_MS) older = true;
 				else createdMs.set(call.id, Number.isNaN(created) ? serviceNowMs : created);
 			}

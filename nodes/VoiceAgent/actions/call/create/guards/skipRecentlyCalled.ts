@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getCall, newestCall, type CallFilter } from '../../../../../shared/api/calls';
 import { isLive } from '../../../../../shared/callStatus';
+import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { Call, CallSummary } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { advance, type CallLedger, type CallRecord } from '../records/callLedger';
@@ -70,7 +71,7 @@ export function recentCallReason(
 	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
 	const notAgain = `so it was not called again (${FIELD}: ${windowMinutes})`;
 	if (isLive(call)) return `${of} is still in progress, ${notAgain}`;
-	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - Date.parse(call.created_at));
+	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - latestInstantOf(call.created_at));
 	if (Number.isNaN(ageMs)) {
 		return `${of} began at ${JSON.stringify(call.created_at)}, a time that could not be compared with the service's time of answering (${JSON.stringify(serviceDate ?? null)}), ${notAgain}`;
 	}
