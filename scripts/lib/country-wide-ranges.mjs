@@ -2,11 +2,14 @@
 // (resources/PhoneNumberMetadata.xml): a number in one of them may be anywhere its country is, so Calling Hours
 // gives it every zone the time-zone map lists for the calling code. This is libphonenumber's own rule
 // (PhoneNumberToTimeZonesMapper: a number whose type is not geographical gets the calling code's zones), with
-// its list of calling codes whose mobiles are placed by area code, less Indonesia (see GEO_MOBILE_CALLING_CODES).
+// its list of calling codes whose mobiles are placed by area code, less Indonesia and with the North American
+// plan (see AREA_MOBILE_CALLING_CODES). A number in a mobile range counts as one also when it is in a fixed-line
+// range (libphonenumber's FIXED_LINE_OR_MOBILE, e.g. all of Chile): it may be a mobile.
 //
 // Only calling codes whose zones keep different clocks are written (+44's London, Guernsey, Jersey and Isle of
-// Man never differ, so nothing would narrow), and only their main region's patterns: libphonenumber tries the
-// main region of a calling code first, so a number its patterns match is that region's.
+// Man never differ, so nothing would narrow). Their main region comes first, as libphonenumber tries it first;
+// another region of the calling code gets a row of its own, with its own zones, where the map's prefix would
+// place one of its country-wide ranges outside it (Canada's UAN 310… is the US area code 310).
 
 /** The number types libphonenumber counts as geographical: only these are placed by their prefix. */
 const GEOGRAPHICAL_TYPES = new Set(['fixedLine']);
@@ -148,7 +151,7 @@ function needsOwnRow(pattern, zones, countryCode, mapEntries) {
  * `mobile` is the mobile ranges where a mobile is anywhere in its country: libphonenumber cannot tell some
  * mobiles from fixed lines (Chile: one pattern for both, FIXED_LINE_OR_MOBILE), so a number in a mobile range is
  * country-wide even when it is also in a fixed-line range, except where mobiles are numbered by area
- * (AREA_MOBILE_CALLING_CODES). `mobileIsFixedLine`: the region's fixed-line example is in its mobile ranges.
+ * (AREA_MOBILE_CALLING_CODES). `mobileIsFixedLine`: a mobile or fixed-line example is in both ranges.
  */
 export function countryWideRanges(xml, mapEntries) {
 	const countryZones = new Map(mapEntries.map(({ prefix, zones }) => [prefix, zones]));
@@ -189,7 +192,9 @@ export function countryWideRanges(xml, mapEntries) {
 				!needsOwnRow(ownRanges, ownZones, countryCode, mapEntries)
 			)
 				continue;
-			const fixedExample = region.examples.fixedLine;
+			const { fixedLine: fixedExample, mobile: mobileExample } = region.examples;
+			const matches = (pattern, number) =>
+				Boolean(pattern && number && new RegExp(`^(?:${pattern})$`).test(number));
 			ranges.push({
 				countryCode,
 				region: region.id,
@@ -198,9 +203,10 @@ export function countryWideRanges(xml, mapEntries) {
 				zones: ownZones,
 				countryWide: countryWide.join('|'),
 				mobile,
-				mobileIsFixedLine: Boolean(
-					mobile && fixedExample && new RegExp(`^(?:${mobile})$`).test(fixedExample),
-				),
+				mobileIsFixedLine:
+					Boolean(mobile) &&
+					(matches(mobile, fixedExample) || matches(patterns.fixedLine, mobileExample)),
+				fixedLineExample: fixedExample ?? '',
 				types: [
 					...COUNTRY_WIDE_TYPES.filter((type) => patterns[type]),
 					...(mobile ? ['mobile'] : []),

@@ -189,7 +189,7 @@ describe("Calling Hours' zones of a number contain libphonenumber's", () => {
 		expect(oracleZones('+61412345678')).toHaveLength(8); // an Australian mobile: all of +61
 	});
 
-	test('named regressions: a Canadian UAN whose map prefix is Los Angeles, a Chilean +56 9', () => {
+	test('named: a Canadian UAN whose map prefix is Los Angeles (narrower before), a Chilean +56 9', () => {
 		expect(missing('+13105678')).toEqual([]);
 		expect(missing('+56960123356')).toEqual([]);
 	});
