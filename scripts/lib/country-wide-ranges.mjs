@@ -93,26 +93,18 @@ export function startsPattern(source) {
 	return new RegExp(`^(?:${open})$`);
 }
 
-/** The map's prefixes below a calling code that can start a number `pattern` matches, with their zones. */
-function prefixesStarting(pattern, countryCode, mapEntries) {
-	const starts = startsPattern(pattern);
-	return mapEntries.filter(
-		({ prefix }) =>
-			prefix.startsWith(countryCode) &&
-			prefix !== countryCode &&
-			starts.test(prefix.slice(countryCode.length)),
-	);
-}
-
 /**
- * The zones of one region of a shared calling code: what the map's longest prefix gives the region's fixed-line
- * numbers (the map places fixed lines), found by walking the map's prefixes digit by digit as far as a fixed-line
- * number of the region can start with them. Christmas Island's +61 8 9164 is its own, not Australia's +61 8.
+ * The zones the map's longest prefix gives the numbers of a region that `pattern` matches: the map's prefixes are
+ * walked digit by digit as far as such a number (with the region's leading digits) can start with them. Numbers
+ * under no prefix longer than the calling code get the calling code's zones.
  */
-export function regionZones(region, mapEntries) {
-	const { countryCode } = region;
-	if (!region.patterns.fixedLine) return [];
-	const starts = startsPattern(region.patterns.fixedLine);
+export function zonesReached(region, pattern, mapEntries) {
+	const { countryCode, leadingDigits } = region;
+	const starts = startsPattern(pattern);
+	const leadingStarts = leadingDigits ? startsPattern(leadingDigits) : undefined;
+	const leading = leadingDigits ? new RegExp(`^(?:${leadingDigits})`) : undefined;
+	const viable = (national) =>
+		starts.test(national) && (!leading || leading.test(national) || leadingStarts.test(national));
 	const zonesOf = new Map(mapEntries.map(({ prefix, zones }) => [prefix, zones]));
 	const refined = new Set(
 		mapEntries.flatMap(({ prefix }) =>
@@ -127,20 +119,29 @@ export function regionZones(region, mapEntries) {
 			return;
 		}
 		for (let digit = 0; digit <= 9; digit++)
-			if (starts.test(digits.slice(countryCode.length) + digit)) walk(digits + digit, own);
+			if (viable(digits.slice(countryCode.length) + digit)) walk(digits + digit, own);
 	};
 	walk(countryCode, []);
 	return [...zones].sort();
 }
 
 /**
- * Whether a region's own row changes an answer: some number in its country-wide ranges starts with a prefix of
- * the map that gives a zone outside the region (Canada's UAN 310… is the US area code 310, Los Angeles).
+ * The zones of one region of a shared calling code: what the map gives the region's fixed-line numbers (the map
+ * places fixed lines). Christmas Island's +61 8 9164 is its own, not Australia's +61 8. Empty without fixed lines.
  */
-function needsOwnRow(pattern, zones, countryCode, mapEntries) {
-	return prefixesStarting(pattern, countryCode, mapEntries).some(({ zones: prefixZones }) =>
-		prefixZones.some((zone) => zone !== 'Etc/Unknown' && !zones.includes(zone)),
-	);
+export function regionZones(region, mapEntries) {
+	return region.patterns.fixedLine
+		? zonesReached(region, region.patterns.fixedLine, mapEntries)
+		: [];
+}
+
+/**
+ * Whether a region's own row changes an answer: some number in its country-wide ranges gets from the map a zone
+ * outside the region (Canada's UAN 310… is the US area code 310, Los Angeles; the Dominican Republic's toll-free
+ * +1 800 14… is under no prefix but +1, every zone of the calling code).
+ */
+function needsOwnRow(region, pattern, zones, mapEntries) {
+	return zonesReached(region, pattern, mapEntries).some((zone) => !zones.includes(zone));
 }
 
 /**
@@ -189,7 +190,7 @@ export function countryWideRanges(xml, mapEntries) {
 			if (
 				region !== main &&
 				ownZones.length > 0 &&
-				!needsOwnRow(ownRanges, ownZones, countryCode, mapEntries)
+				!needsOwnRow(region, ownRanges, ownZones, mapEntries)
 			)
 				continue;
 			const { fixedLine: fixedExample, mobile: mobileExample } = region.examples;

@@ -313,19 +313,18 @@ describe('what libphonenumber cannot place is judged in every zone of its region
 		expect(await posts()).toBe(0);
 	});
 
-	test("a Canadian +1 310 service number is judged in Canada's zones, not only Los Angeles'", async () => {
-		setClock('2026-11-24T02:00:00Z'); // Monday 18:00 in Los Angeles, 22:00 in Halifax, 22:30 in St John's
+	test("a Canadian +1 310 service number is judged in Canada's zones, not in Los Angeles'", async () => {
+		setClock('2026-11-24T02:00:00Z'); // Monday 18:00 in Los Angeles and Vancouver, 22:00 in Halifax
 		const [deferred] = jsonOf(await run(create({}), [{ phone: CANADIAN_SERVICE_NUMBER }]));
 		expect(deferred).toMatchObject({
 			outcome: 'deferred',
-			next_call_at: '2026-11-24T09:00:00-08:00', // Tuesday 09:00 in Los Angeles and Vancouver
+			next_call_at: '2026-11-24T10:00:00-07:00', // Tuesday 09:00 in Vancouver, in Edmonton's offset
 		});
 		const zones = /in (\S+(?: and \S+)*)\)/.exec(deferred.reason)![1].split(' and ');
 		expect([...zones].sort()).toEqual([
 			'America/Edmonton',
 			'America/Fort_Nelson',
 			'America/Halifax',
-			'America/Los_Angeles',
 			'America/Puerto_Rico',
 			'America/Regina',
 			'America/St_Johns',
@@ -335,7 +334,7 @@ describe('what libphonenumber cannot place is judged in every zone of its region
 		]);
 		expect(await posts()).toBe(0);
 
-		setClock('2026-11-23T18:00:00Z'); // Monday 10:00 in Los Angeles, 14:30 in St John's
+		setClock('2026-11-23T18:00:00Z'); // Monday 10:00 in Vancouver, 14:30 in St John's
 		const [call] = jsonOf(await run(create({}), [{ phone: CANADIAN_SERVICE_NUMBER }]));
 		expect(call).toMatchObject({ to: CANADIAN_SERVICE_NUMBER, outcome: 'placed' });
 		expect(await posts()).toBe(1);

@@ -14,6 +14,9 @@
  *   main one gets that region's zones: those the map gives the region's own fixed lines (libphonenumber would give
  *   a Jamaican mobile all 42 zones of +1; Jamaica has one).
  *
+ * And never wider than a number's place allows: a fixed line (not possibly a mobile) gets no clock outside its
+ * prefix's, a number of a region beside its calling code's main one none outside its region's.
+ *
  * Checked for the example number of every type in every region whose calling code spans several zones (59
  * regions, 386 examples), and (the property) for valid numbers drawn around them: about 1,600 in `npm test`
  * (10 runs), about 33,000 with `npm run test:properties` (200 runs). A zone of the oracle counts as contained when one of the
@@ -161,6 +164,28 @@ function missing(e164: string): string[] {
 	);
 }
 
+/**
+ * The package's zones that a number cannot be in: for a fixed line (libphonenumber: not possibly a mobile), any
+ * outside its prefix's; for a number of a region beside its calling code's main one, any outside its region's.
+ * Zones compared by clock, as above.
+ */
+function beyond(e164: string): string[] {
+	const parsed = parsePhoneNumber(e164);
+	if (!parsed.valid) return [];
+	const given = zonesOfNumber(e164) ?? [];
+	const outside = (allowed: string[]) =>
+		given.filter(
+			(zone) =>
+				!allowed.includes(zone) && !allowed.some((other) => clockOf(other) === clockOf(zone)),
+		);
+	return [
+		...(parsed.type === 'fixed-line' ? outside(longestPrefixZones(e164.slice(1))) : []),
+		...(parsed.regionCode !== mainRegionOf(parsed.countryCode)
+			? outside(regionZones(parsed.regionCode))
+			: []),
+	];
+}
+
 // --- What is checked. ---
 
 /** Regions whose calling code the map gives several zones. */
@@ -175,7 +200,7 @@ const EXAMPLES = REGIONS.flatMap((region) =>
 	}),
 );
 
-describe("Calling Hours' zones of a number contain libphonenumber's", () => {
+describe("Calling Hours' zones of a number contain libphonenumber's, and no more than its region's", () => {
 	test('the oracle is what the issue found: Chile is fixed line or mobile, a Canadian UAN is in Canada', () => {
 		expect(REGIONS.length).toBeGreaterThanOrEqual(55);
 		expect(parsePhoneNumber('+56960123356').type).toBe('fixed-line-or-mobile');
@@ -194,6 +219,12 @@ describe("Calling Hours' zones of a number contain libphonenumber's", () => {
 		expect(missing('+56960123356')).toEqual([]);
 	});
 
+	test('named: a Dominican toll-free +1 800 14… (drawn; it got all 42 zones of +1, Santo Domingo’s one is its region’s)', () => {
+		expect(parsePhoneNumber('+18001400000')).toMatchObject({ type: 'toll-free', regionCode: 'DO' });
+		expect(beyond('+18001400000')).toEqual([]);
+		expect(missing('+18001400000')).toEqual([]);
+	});
+
 	test('the example number of every type in every region whose calling code spans several zones', () => {
 		expect(EXAMPLES.length).toBeGreaterThan(250);
 		const narrower = EXAMPLES.map(({ region, type, e164 }) => ({
@@ -201,7 +232,8 @@ describe("Calling Hours' zones of a number contain libphonenumber's", () => {
 			type,
 			e164,
 			missing: missing(e164),
-		})).filter((example) => example.missing.length > 0);
+			beyond: beyond(e164),
+		})).filter((example) => example.missing.length > 0 || example.beyond.length > 0);
 		expect(narrower).toEqual([]);
 	});
 
@@ -229,8 +261,14 @@ describe("Calling Hours' zones of a number contain libphonenumber's", () => {
 							const parsed = parsePhoneNumber(number);
 							if (!parsed.valid || parsed.regionCode !== region || parsed.type !== type) return [];
 							checked++;
-							const zones = missing(number);
-							return zones.length > 0 ? [{ region, type, number, missing: zones }] : [];
+							const found = {
+								region,
+								type,
+								number,
+								missing: missing(number),
+								beyond: beyond(number),
+							};
+							return found.missing.length + found.beyond.length > 0 ? [found] : [];
 						});
 						expect(narrower).toEqual([]);
 					},

@@ -48,8 +48,9 @@ const SEPARATORS = /[\s\-.()]/g;
  * the number is not E.164, no prefix of it is in the map (e.g. +999), or the map knows no zone for it (non-
  * geographic numbers such as +800). Several zones when the prefix spans them (e.g. +7 without more digits the
  * map knows): a caller must respect every one. A number in a range not allocated by place (an Australian
- * mobile, a Russian toll-free number, a Chilean fixed line or mobile) gets every zone of its calling code, or of
- * its region where the calling code is shared (a Canadian UAN: Canada's), the prefix's own first.
+ * mobile, a Russian toll-free number, a Chilean fixed line or mobile) gets every zone of its calling code, the
+ * prefix's own first; in a region beside its calling code's main one, its region's zones (a Canadian UAN:
+ * Canada's, not the US area code's).
  */
 export function zonesOfNumber(e164: string): string[] | undefined {
 	if (typeof e164 !== 'string') return undefined;
@@ -68,8 +69,10 @@ export function zonesOfNumber(e164: string): string[] | undefined {
 	const countryWide = countryWideRange(digits);
 	if (countryWide !== undefined) {
 		const { callingCode, regionZones } = countryWide;
-		const countryZones =
-			regionZones.length > 0 ? regionZones : (zonesByPrefix.get(callingCode) ?? []);
+		// A region beside its calling code's main one: the prefix's zone is another region's (the US 310 of a
+		// Canadian UAN), or the whole calling code's (+1 alone); the number is in its region.
+		if (regionZones.length > 0) return [...regionZones];
+		const countryZones = zonesByPrefix.get(callingCode) ?? [];
 		zones = [...zones, ...countryZones.filter((zone) => !zones.includes(zone))];
 	}
 	return zones.length > 0 ? [...zones] : undefined;
