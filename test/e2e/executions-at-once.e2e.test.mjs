@@ -90,7 +90,10 @@ function mcpWorkflow(name, path, webhookId, agent, options) {
 		to: "={{ $fromAI('To', 'The number to call, in E.164', 'string') }}",
 		options: { allowedDestinations: '+1650555', ...options },
 	});
+	// Saved as the editor saves a tool added today: the node has its own Description (no Description
+	// Type), left at its default.
 	const readCalls = voiceAgentTool('Read calls', [100, 200], {
+		descriptionType: undefined,
 		resource: 'call',
 		operation: 'getMany',
 		limit: 5,
@@ -249,6 +252,9 @@ describe(
 	`n8n ${N8N_VERSION}'s MCP Server Trigger with the Voice Agent tool`,
 	{ timeout: 300_000 },
 	() => {
+		// The action names people read are short ("Create a call"); what a client reads is unchanged: the
+		// words n8n made from the former action names, for a tool saved before (Description Type: auto) and
+		// for one added today.
 		test('tools/list: each tool says what it does in the world and its rules', async () => {
 			const client = await connectMcp(mcpUrl(MCP_PATH));
 			const tools = Object.fromEntries(

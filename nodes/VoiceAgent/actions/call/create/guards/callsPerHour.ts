@@ -34,7 +34,7 @@ export const maxCallsPerHourOption: INodeProperties = {
 	type: 'number',
 	typeOptions: { minValue: 0 },
 	default: TOOL_DEFAULT_MAX_CALLS_PER_HOUR,
-	description: `At most this many calls by the agent in any hour, counted from the service's call list on its own clock, whoever placed them, so it counts across executions, restarts and n8n processes. In one n8n process the check and the call are one step and calls being placed right now count too; two processes (queue-mode workers) checking at the same moment can each take the last call. A call over it fails before anything is sent. 0: no limit. Not set: ${TOOL_DEFAULT_MAX_CALLS_PER_HOUR} when the node is an AI tool, no limit otherwise.`,
+	description: `At most this many calls by the agent in any hour, whoever placed them; a call over it fails before dialling. Keep a budget when the node is an AI tool. 0: no limit; empty: ${TOOL_DEFAULT_MAX_CALLS_PER_HOUR} as an AI tool, no limit otherwise.`,
 };
 
 /** The item's budget: 0 for none. */

@@ -21,7 +21,7 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_WINDOW_MINUTES,
 	description:
-		'Leaves out a number this agent already called: when the agent\'s newest call to it is still in progress or began less than this many minutes ago (by the service\'s own clock), no call is placed and that call is output with "skipped": true. Guards against a workflow that runs twice for the same reason: a retried execution, a redelivered event. 0: never skip.',
+		'Skips a number this agent called less than this many minutes ago, or is still calling, and outputs that call with "skipped": true. Keep it on so a re-run or a redelivered event never phones a person twice. 0: never skip.',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
