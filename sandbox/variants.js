@@ -15,9 +15,10 @@ const { invalid, isObject } = require('./checks');
  * @property {string[]} [end_statuses] statuses that calls ending by themselves take in turn, and that
  *   seeded ended calls are drawn from (default: `completed`); numbers ending in 0000 still end `failed`
  * @property {boolean} [date_header] false: API answers carry no `Date` header (default true)
- * @property {'iso' | 'utc_offset' | 'whole_seconds' | 'local_offset'} [timestamps] how API answers write
- *   times: `2026-11-22T10:15:30.123Z` (default), `...30.123+00:00`, `...30Z`, or the same instant at
- *   `-05:00`
+ * @property {'iso' | 'utc_offset' | 'whole_seconds' | 'local_offset' | 'no_zone' | 'local_no_zone'} [timestamps]
+ *   how API answers write times: `2026-11-22T10:15:30.123Z` (default), `...30.123+00:00`, `...30Z`, the same
+ *   instant at `-05:00`, or without any zone: the UTC time (`...T10:15:30.123`) or the time at -05:00
+ *   (`...T05:15:30.123`)
  * @property {boolean} [proxy_errors] injected 5xx faults are answered by a "proxy": an HTML page, not the
  *   service's JSON error body
  * @property {OddAnswer} [call_answer] the 200 answer of GET /call: the call (`normal`, default) or an odd one
@@ -49,7 +50,14 @@ const ODD_ANSWERS = [
 const ODD_ROUTES = { 'GET /call': 'call_answer', 'GET /calls': 'calls_answer' };
 const isCount = (/** @type {unknown} */ value) =>
 	typeof value === 'number' && Number.isInteger(value) && value >= 1;
-const TIMESTAMPS = ['iso', 'utc_offset', 'whole_seconds', 'local_offset'];
+const TIMESTAMPS = [
+	'iso',
+	'utc_offset',
+	'whole_seconds',
+	'local_offset',
+	'no_zone',
+	'local_no_zone',
+];
 const TIME_FIELDS = new Set(['created_at', 'updated_at', 'ended_at', 'timestamp']);
 /** Statuses a call ends with: anything but the live status, which would never end. */
 const END_STATUS = /^(?!in_progress$)[A-Za-z][A-Za-z0-9_-]{0,39}$/;
@@ -113,6 +121,10 @@ function restamp(iso, form) {
 			return iso.replace(/\.\d{3}Z$/, 'Z');
 		case 'local_offset':
 			return `${new Date(ms - 5 * 3_600_000).toISOString().replace(/Z$/, '')}-05:00`;
+		case 'no_zone':
+			return iso.replace(/Z$/, '');
+		case 'local_no_zone':
+			return new Date(ms - 5 * 3_600_000).toISOString().replace(/Z$/, '');
 		default:
 			return iso;
 	}

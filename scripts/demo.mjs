@@ -43,6 +43,10 @@ function printReady() {
 		'    (the sandbox keeps 3 calls in progress for a day), which gets the new context;',
 		'  - open "call a lead and log the outcome" and execute it: it places a call (it ends after about 15 s),',
 		'    waits for it to end and outputs its transcript;',
+		'  - open "call a list of leads" and execute it from "Run now": it calls 12 leads, 5 at once and at most 10 a',
+		"    minute, and waits for every call to end: about 1½ minutes with the sandbox's 15-second calls (n8n shows",
+		"    only a spinner meanwhile). It calls weekdays 09:00–20:00 in the leads' own time (Los Angeles); outside",
+		'    those hours each lead comes out "deferred", with "next_call_at", the time its window opens;',
 		trigger.active
 			? `  - the trigger workflow listens to "${agent.name}" (${agent.phone_number}). Place a call; it ends after`
 			: `  - ${activate} the trigger workflow (it listens to "${agent.name}", ${agent.phone_number}), place a call; it ends after`,

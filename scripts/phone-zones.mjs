@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Writes nodes/VoiceAgent/actions/call/create/callingHours/phoneZones.data.ts from libphonenumber's prefix→time-zone
 // map, and countryWideRanges.data.ts from its number metadata (PhoneNumberMetadata.xml), both vendored in
-// scripts/data/libphonenumber/ (their version and commit in source.json). `npm run build` runs it first;
+// scripts/data/libphonenumber/ (their version and commit in source.json), and the table of those ranges in
+// docs/voice-agent-node.md (between its calling-hours-countries markers). `npm run build` runs it first;
 // `--check` only compares and exits 1 when a committed file is not what the sources give.
 //
 // The map has about 3,300 prefixes but only about 300 distinct sets of zones, so the data is two strings: the
@@ -11,7 +12,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { generateCountryWideRanges } from './lib/country-wide-ranges.mjs';
+import { callingHoursTable, withTable } from './lib/calling-hours-table.mjs';
+import {
+	AREA_MOBILE_CALLING_CODES,
+	countryWideRanges,
+	generateCountryWideRanges,
+} from './lib/country-wide-ranges.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIR = path.join(ROOT, 'scripts/data/libphonenumber');
@@ -23,6 +29,8 @@ const RANGES_TARGET = path.join(
 	ROOT,
 	'nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges.data.ts',
 );
+/** The docs whose table of country-wide ranges is drawn from the same rows. */
+const DOCS_TARGET = path.join(ROOT, 'docs/voice-agent-node.md');
 
 /** The map's entries in file order: `{ prefix, zones }`; a malformed line stops the build. */
 export function readMap(text) {
@@ -75,9 +83,16 @@ function main() {
 	const source = JSON.parse(fs.readFileSync(path.join(SOURCE_DIR, 'source.json'), 'utf8'));
 	const mapText = fs.readFileSync(path.join(SOURCE_DIR, 'timezones-map_data.txt'), 'utf8');
 	const metadataXml = fs.readFileSync(path.join(SOURCE_DIR, 'PhoneNumberMetadata.xml'), 'utf8');
+	const mapEntries = readMap(mapText);
+	const table = callingHoursTable(
+		countryWideRanges(metadataXml, mapEntries),
+		mapEntries,
+		AREA_MOBILE_CALLING_CODES,
+	);
 	const outputs = [
 		[TARGET, generate(mapText, source)],
-		[RANGES_TARGET, generateCountryWideRanges(metadataXml, readMap(mapText), source)],
+		[RANGES_TARGET, generateCountryWideRanges(metadataXml, mapEntries, source)],
+		[DOCS_TARGET, withTable(fs.readFileSync(DOCS_TARGET, 'utf8'), table)],
 	];
 	for (const [target, content] of outputs) {
 		const current = fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined;

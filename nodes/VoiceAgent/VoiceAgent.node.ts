@@ -9,6 +9,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import * as agent from './actions/agent/Agent.resource';
 import * as call from './actions/call/Call.resource';
 import { router } from './actions/router';
+import { toolDescriptionProperties } from './actions/toolDescription';
 import { voiceAgentCredentials } from '../shared/credential';
 import { credentialTest, listSearch } from '../shared/methods';
 
@@ -31,9 +32,9 @@ export class VoiceAgent implements INodeType {
 		defaultVersion: 1.4,
 		// The chosen operation's action as the node panel words it, written out because n8n's lint requires a literal.
 		subtitle:
-			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent without changing anything", "agent:getMany": "Get many agents without changing anything", "call:create": "Place a real phone call to an allowed number within an hourly budget", "call:get": "Get a call without changing anything", "call:getMany": "Get many calls without changing anything", "call:setContext": "Set the context of a live call with an allowed number"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
+			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Create a call", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description:
-			'Manage voice agents and their phone calls: create or update agents, place calls, read transcripts and push context into live calls',
+			'Voice agents and their phone calls: create or update agents, place calls, read transcripts and push context into live calls',
 		defaults: { name: 'Voice Agent' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -53,6 +54,7 @@ export class VoiceAgent implements INodeType {
 			},
 			...agent.description,
 			...call.description,
+			...toolDescriptionProperties,
 		],
 	};
 

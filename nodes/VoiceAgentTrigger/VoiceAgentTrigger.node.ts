@@ -28,8 +28,9 @@ export class VoiceAgentTrigger implements INodeType {
 		version: 1,
 		subtitle:
 			'={{ ($parameter["events"] || []).map(event => ({"call_started": "Call Started", "call_ended": "Call Ended", "tool_call": "Tool Call"})[event] || event).join(", ") }}',
+		// n8n's node panel merges this trigger and the Voice Agent node into one entry, described by this text.
 		description:
-			"Starts the workflow when a voice agent's call starts or ends, or when the agent calls a tool",
+			'Voice agents and their phone calls: start a workflow when a call starts or ends, or when the agent calls a tool',
 		defaults: { name: 'Voice Agent Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],

@@ -3,6 +3,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { MAX_URL_LENGTH, parseHttpUrl } from './baseUrl';
 import { configurationError } from './errors';
 import { fieldName, type FieldLabels } from './fields';
+import { canonicalPhoneNumber, NOT_E164 } from './phoneNumber';
 
 /**
  * Bounds the nodes enforce before sending: the service states none, and without them an oversized
@@ -90,17 +91,19 @@ export class InputValidator {
 		);
 	}
 
-	/** A phone number in E.164 form: "+", then 7 to 15 digits, the first not 0. */
+	/** A phone number in its one canonical E.164 form (phoneNumber.ts), or the item fails naming the field. */
 	e164(value: unknown, field: string): string {
-		const text = typeof value === 'string' ? value.replace(/[\s().-]/g, '') : '';
-		if (!/^\+[1-9]\d{6,14}$/.test(text)) {
+		const canonical = canonicalPhoneNumber(value);
+		if ('number' in canonical) return canonical.number;
+		const got = JSON.stringify(value);
+		if (canonical.problem === NOT_E164) {
 			this.fail(
 				field,
-				`must be a phone number in E.164 form, like +14155550123 (got ${JSON.stringify(value)})`,
-				'E.164: a plus sign, the country code and the number, 7 to 15 digits in all, without a leading zero.',
+				`must be a phone number in E.164 form, like +14155550123 (got ${got})`,
+				canonical.hint,
 			);
 		}
-		return text;
+		return this.fail(field, `${canonical.problem} (got ${got})`, canonical.hint);
 	}
 
 	integer(value: unknown, field: string, min: number, max?: number): number {

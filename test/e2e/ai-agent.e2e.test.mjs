@@ -197,6 +197,17 @@ describe(`Call → Create as the tool of n8n ${N8N_VERSION}'s AI Agent`, { timeo
 
 			assert.equal(run.data.resultData.error, undefined);
 			assert.deepEqual(await dialled(), { [NUMBERS[0]]: 1 });
+			// What the model is told the tool does: unchanged since the action names became short.
+			const [firstRequest] = model.requests();
+			assert.deepEqual(
+				firstRequest.tools.map(({ function: tool }) => [tool.name, tool.description]),
+				[
+					[
+						'Place_Call',
+						'Place a real phone call to an allowed number within an hourly budget in Voice Agent',
+					],
+				],
+			);
 			const results = model.toolResults().map(told);
 			log(`AI Agent ${version} told the model: ${JSON.stringify(results)}`);
 			const placed = results.filter((result) => result.skipped !== true);

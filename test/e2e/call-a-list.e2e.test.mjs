@@ -1,6 +1,10 @@
-// End-to-end: the example "call a list of leads" (examples/call-a-list-of-leads.json) as shipped, in the
-// pinned real n8n with the packed package, against the demo's seeded sandbox: twelve leads called five at
-// once and at most ten a minute, each outcome on its own lead's row, in the leads' order.
+// End-to-end: the example "call a list of leads" (examples/call-a-list-of-leads.json), in the pinned real
+// n8n with the packed package, against the demo's seeded sandbox: twelve leads called five at once and at
+// most ten a minute, each outcome on its own lead's row, in the leads' order.
+// The clock is the real one. The example calls on weekdays 09:00–20:00 in each number's own time zone
+// (its leads are all +1 415: Los Angeles); what the test sets in it, and why:
+// - Calling Hours → Days: every day, and Hours: 8 hours from 30 minutes before Los Angeles' clock at the
+//   start of the run, so that every lead is inside its window whenever the test runs.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { ROOT as root } from '../../scripts/lib/community-package.mjs';
 import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { SANDBOX_API_KEY, startSeededSandbox } from '../../scripts/lib/demo-sandbox.mjs';
+import { wallClock } from '../../scripts/lib/lead-zones.mjs';
 import { nodeOutput } from '../../scripts/lib/run-data.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
@@ -17,6 +22,10 @@ import { installedPackage, voiceAgentCredential } from './support/installed-pack
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
 const N8N_VERSION = selectRuntime().n8n;
 const log = (line) => console.log(`[e2e call-a-list] ${line}`);
+const CALL_NODE = 'Call 5 at once, 10 a minute';
+const ALL_DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
+const clockOf = (minutes) =>
+	`${String(Math.floor(minutes / 60)).padStart(2, '0')}:${String(minutes % 60).padStart(2, '0')}`;
 
 let sandbox;
 let userFolder;
@@ -48,6 +57,14 @@ describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_
 			example.nodes.find((node) => node.name === 'Renewals due (from the CRM)').parameters
 				.assignments.assignments[0].value,
 		);
+		const call = example.nodes.find((node) => node.name === CALL_NODE);
+		assert.equal(call.parameters.options.callingHours.hours.timeZone, 'number');
+		const losAngeles = wallClock('America/Los_Angeles', Date.now()).minutes;
+		Object.assign(call.parameters.options.callingHours.hours, {
+			days: ALL_DAYS,
+			from: clockOf((losAngeles - 30 + 1440) % 1440),
+			until: clockOf((losAngeles + 450) % 1440),
+		});
 		await control('DELETE', '/call-load');
 		// The demo's sandbox has live calls of its own (a day long): the example's come on top of them.
 		const { in_progress: before } = (await control('GET', '/call-load')).accounts[0];
@@ -62,7 +79,7 @@ describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_
 			rows.map((row) => [row.lead, row.phone]),
 			leads.map((lead) => [lead.name, lead.phone]),
 		);
-		const calls = nodeOutput(run, 'Call 5 at once, 10 a minute');
+		const calls = nodeOutput(run, CALL_NODE);
 		assert.deepEqual(
 			calls.map((call) => call.to),
 			leads.map((lead) => lead.phone),
@@ -70,6 +87,7 @@ describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_
 		assert.equal(new Set(rows.map((row) => row.call_id)).size, leads.length);
 		for (const row of rows) {
 			assert.equal(row.ended, true, `${row.lead}'s call ended`);
+			assert.equal(row.outcome, 'ended', `${row.lead}'s outcome`);
 			// The sandbox's calls to a number ending in 0000 fail, as an unanswered call would.
 			assert.equal(row.status, row.phone.endsWith('0000') ? 'failed' : 'completed');
 			assert.ok(Date.parse(row.end_seen_at) > Date.parse(row.placed_at), `${row.lead}: times`);

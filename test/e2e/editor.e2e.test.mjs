@@ -1,9 +1,13 @@
 // The n8n editor in a real browser: Debian's Chromium driven by playwright-core (scripts/lib/browser.mjs)
 // against the pinned real n8n with the packed package, as a user clicks: finding the nodes in the node
 // panel, opening the Voice Agent node, picking an agent, testing the credential, and listening for a
-// test event on a published workflow. One n8n start for the whole suite. When a check fails, a
-// screenshot of the page goes to test/e2e/screenshots/ and the error names the file.
+// test event on a published workflow; what a builder sees first: the short action names in the node
+// panel, an example's Call → Create at the node's current version (its Settings tab) and a tooltip of its
+// options. Those three screenshots go to docs/images/ (JPEG: n8n-node build would copy a PNG into dist/,
+// which is published), where the README and docs/voice-agent-node.md show them. One n8n start for the whole suite. When a check fails,
+// a screenshot of the page goes to test/e2e/screenshots/ and the error names the file.
 import assert from 'node:assert/strict';
+import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -29,6 +33,12 @@ const require = createRequire(import.meta.url);
 const { startSandbox } = require('../../sandbox/index.js');
 
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
+/** Where the README's screenshots of the editor go, and how large each may be. */
+const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
+const MAX_IMAGE_BYTES = 200 * 1024;
+/** The example a newcomer opens first, and its Call → Create node. */
+const LIST_EXAMPLE = 'call-a-list-of-leads';
+const LIST_CALL_NODE = 'Call 5 at once, 10 a minute';
 const OWNER = { email: 'browser@example.com', password: 'Br0wser-Passw0rd' };
 const CREDENTIAL = { id: 'VoiceAgentBrowsr', name: 'Voice Agent (sandbox)' };
 const TESTED_CREDENTIAL = { id: 'VoiceAgentTested', name: 'Voice Agent (connection test)' };
@@ -53,6 +63,23 @@ const operationsOf = (resource) =>
 const ACTIONS = ['agent', 'call'].flatMap((resource) =>
 	operationsOf(resource).map((o) => o.action),
 );
+/** The action names a builder reads in the node panel, in n8n's own style. */
+const SHORT_ACTIONS = [
+	'Create or update an agent',
+	'Delete an agent',
+	'Get an agent',
+	'Get many agents',
+	'Create a call',
+	'Get a call',
+	'Get many calls',
+	'Set the context of a live call',
+];
+/** Call → Create's options, as the node describes them. */
+const CREATE_OPTIONS = VOICE_AGENT.properties.find(
+	(property) =>
+		property.name === 'options' && property.displayOptions?.show?.operation?.includes('create'),
+).options;
+const wordsOf = (text) => text.split(/\s+/).filter(Boolean).length;
 
 let sandbox;
 let userFolder;
@@ -90,7 +117,12 @@ before(async () => {
 			voiceAgentCredential(credential, SANDBOX_API_KEY, sandbox.baseUrl),
 		),
 	);
-	[workflows.calls, workflows.listen] = await importWorkflows(userFolder, [
+	const listExample = JSON.parse(
+		readFileSync(path.join(ROOT, 'examples', `${LIST_EXAMPLE}.json`), 'utf8'),
+	);
+	for (const node of listExample.nodes)
+		if (node.credentials?.voiceAgentApi) node.credentials = credentialOf(CREDENTIAL);
+	[workflows.calls, workflows.listen, workflows.list] = await importWorkflows(userFolder, [
 		{
 			name: 'Browser: calls of an agent',
 			nodes: [
@@ -122,6 +154,7 @@ before(async () => {
 				},
 			],
 		},
+		listExample,
 	]);
 
 	server = await startN8nServer(userFolder);
@@ -136,6 +169,16 @@ after(async () => {
 	await sandbox?.close();
 	setup?.remove();
 });
+
+/** Saves what the page shows as docs/images/<name>.jpg, for the README; small enough to keep in git. */
+async function docImage(name) {
+	const file = path.join(DOC_IMAGES, `${name}.jpg`);
+	await page.mouse.move(0, 0);
+	await page.screenshot({ path: file, type: 'jpeg', quality: 70 });
+	const bytes = statSync(file).size;
+	assert.ok(bytes <= MAX_IMAGE_BYTES, `${name}.jpg has ${bytes} bytes`);
+	log(`docs/images/${name}.jpg (${Math.round(bytes / 1024)} KB)`);
+}
 
 /** Types a term into the node panel's search, as a user does. */
 async function search(term) {
@@ -203,12 +246,20 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 					'[data-test-id="node-creator"] [data-test-id="node-creator-item-name"]',
 				);
 				await names.filter({ hasText: ACTIONS.at(-1) }).waitFor();
-				const shown = await names.allInnerTexts();
+				const shown = (await names.allInnerTexts()).map((name) => name.trim());
 				assert.deepEqual(
 					ACTIONS.filter((action) => !shown.includes(action)),
 					[],
 					`searching "${term}" leads to every action of the Voice Agent node`,
 				);
+				if (term === SEARCH_TERMS[0]) {
+					assert.deepEqual(ACTIONS, SHORT_ACTIONS);
+					assert.deepEqual(
+						shown.filter((name) => /without changing anything|real phone call/.test(name)),
+						[],
+					);
+					await docImage('node-panel-voice-agent-actions');
+				}
 				await page.keyboard.press('Escape');
 			}
 		},
@@ -219,7 +270,7 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 		async () => {
 			await openWorkflow(page, `${server.url}/workflow/${workflows.calls}`);
 			const node = canvasNode(page, 'Calls of an agent');
-			await node.getByText('Get many calls without changing anything', { exact: true }).waitFor();
+			await node.getByText('Get many calls', { exact: true }).waitFor();
 			assert.doesNotMatch(await node.innerText(), /getMany|: call/);
 
 			await openNode(page, 'Calls of an agent');
@@ -260,6 +311,65 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 		await items.first().click();
 		await closeNode(page);
 	});
+
+	step(
+		"an example's Call → Create: the node's current version, whole minutes, and a short tooltip",
+		async () => {
+			await openWorkflow(page, `${server.url}/workflow/${workflows.list}`);
+			await openNode(page, LIST_CALL_NODE);
+			const ndv = page.locator('[data-test-id="ndv"]');
+			const maxWait = ndv.locator('[data-test-id="parameter-input-maxWaitMinutes"] input');
+			assert.equal(await maxWait.inputValue(), '15');
+
+			const option = CREATE_OPTIONS.find((field) => field.name === 'callsAtOnce');
+			const label = ndv
+				.locator('[data-test-id="input-label"]')
+				.filter({ has: page.getByText(option.displayName, { exact: true }) })
+				.first();
+			await label.waitFor({ timeout: 10_000 }).catch(async (error) => {
+				const labels = await ndv.locator('[data-test-id="input-label"]').allInnerTexts();
+				throw new Error(`no label "${option.displayName}" among ${JSON.stringify(labels)}`, {
+					cause: error,
+				});
+			});
+			await label.scrollIntoViewIfNeeded();
+			await label.hover();
+			await label.locator('[class*="infoIcon"]').first().hover();
+			// n8n 2.x draws tooltips with Reka UI (class n8n-tooltip), 1.x with Element Plus (el-popper).
+			const tooltip = page
+				.locator('.n8n-tooltip, .el-popper', { hasText: option.description.slice(0, 40) })
+				.filter({ visible: true })
+				.first();
+			await tooltip.waitFor({ timeout: 10_000 }).catch(async (error) => {
+				throw new Error(`no tooltip; the label: ${await label.innerHTML()}`, { cause: error });
+			});
+			const shown = (await tooltip.innerText()).replace(/\s+/g, ' ').trim();
+			assert.equal(shown, option.description.replace(/\s+/g, ' '));
+			assert.ok(wordsOf(shown) <= 60, `the tooltip has ${wordsOf(shown)} words`);
+			for (const field of CREATE_OPTIONS)
+				assert.ok(wordsOf(field.description ?? '') <= 60, `${field.displayName} is short`);
+			await page.screenshot({
+				path: path.join(DOC_IMAGES, 'call-create-options-tooltip.jpg'),
+				type: 'jpeg',
+				quality: 70,
+			});
+			assert.ok(
+				statSync(path.join(DOC_IMAGES, 'call-create-options-tooltip.jpg')).size <= MAX_IMAGE_BYTES,
+			);
+
+			await ndv.locator('[data-test-id="tab-settings"]').click();
+			const version = ndv.getByText(
+				`${VOICE_AGENT.displayName} node version ${VOICE_AGENT.defaultVersion}`,
+			);
+			await version.waitFor();
+			assert.match(
+				(await version.locator('..').innerText()).replace(/\s+/g, ' '),
+				new RegExp(`node version ${VOICE_AGENT.defaultVersion} \\(Latest\\)`),
+			);
+			await docImage('example-call-create-settings');
+			await closeNode(page);
+		},
+	);
 
 	step(
 		'Test connection succeeds for the sandbox, and fails clearly for a wrong key and for an address that is not the API',

@@ -371,6 +371,7 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 		const [row] = nodeOutput(run, 'Outcome for the CRM');
 		assert.equal(row.lead, 'Dana Whitfield');
 		assert.equal(row.ended, true);
+		assert.equal(row.outcome, 'ended');
 		assert.match(row.transcript, /Dana Whitfield/);
 		const checks = (await requestLog()).filter(
 			(entry) => entry.method === 'GET' && entry.path === '/v1/call',

@@ -126,6 +126,24 @@ describe('the Date header and timestamps', () => {
 			);
 		},
 	);
+
+	test('timestamps no_zone and local_no_zone: the UTC time, or the time at -05:00, without a zone', async () => {
+		const agent = await createAgent(sandbox);
+		const iso = await sandbox.api('POST', '/call', {
+			body: { from: agent.phone_number, to: '+14155550123' },
+		});
+		await variants({ timestamps: 'no_zone' });
+		const call = await getCall(sandbox, iso.body.id);
+		const [listed] = await allCalls(sandbox);
+		expect(call.created_at).toBe(iso.body.created_at.replace(/Z$/, ''));
+		expect(listed.created_at).toBe(call.created_at);
+		expect(call.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/);
+		await variants({ timestamps: 'local_no_zone' });
+		const atMinus5 = Date.parse(iso.body.created_at) - 5 * 3_600_000;
+		expect((await getCall(sandbox, iso.body.id)).created_at).toBe(
+			new Date(atMinus5).toISOString().replace(/Z$/, ''),
+		);
+	});
 });
 
 describe('proxy errors', () => {

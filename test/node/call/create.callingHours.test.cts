@@ -292,3 +292,51 @@ describe('older node versions', () => {
 		expect(await posts()).toBe(1);
 	});
 });
+
+describe('what libphonenumber cannot place is judged in every zone of its region (issue 35)', () => {
+	// libphonenumber has one pattern for Chile's fixed lines and mobiles (FIXED_LINE_OR_MOBILE), and its map gives
+	// +56 9 Santiago only; a mobile may be on Easter Island, two hours behind in November.
+	const CHILEAN_MOBILE = '+56960123356';
+	// A Canadian UAN (libphonenumber's region CA, 310 then four digits): the map reads 310 as the Los Angeles
+	// area code, but the number may ring anywhere in Canada.
+	const CANADIAN_SERVICE_NUMBER = '+13105678';
+
+	test('a Chilean +56 9 number is not dialled at 09:30 in Santiago (07:30 on Easter Island)', async () => {
+		setClock('2026-11-23T12:30:00Z'); // Monday
+		const hours = { days: ['monday', 'tuesday'], from: '09:00', until: '20:00' };
+		const [deferred] = jsonOf(await run(create(hours), [{ phone: CHILEAN_MOBILE }]));
+		expect(deferred).toMatchObject({
+			outcome: 'deferred',
+			next_call_at: '2026-11-23T11:00:00-03:00', // 09:00 on Easter Island
+		});
+		expect(deferred.reason).toContain('09:00–20:00 in America/Santiago and Pacific/Easter)');
+		expect(await posts()).toBe(0);
+	});
+
+	test("a Canadian +1 310 service number is judged in Canada's zones, not in Los Angeles'", async () => {
+		setClock('2026-11-24T02:00:00Z'); // Monday 18:00 in Los Angeles and Vancouver, 22:00 in Halifax
+		const [deferred] = jsonOf(await run(create({}), [{ phone: CANADIAN_SERVICE_NUMBER }]));
+		expect(deferred).toMatchObject({
+			outcome: 'deferred',
+			next_call_at: '2026-11-24T10:00:00-07:00', // Tuesday 09:00 in Vancouver, in Edmonton's offset
+		});
+		const zones = /in (\S+(?: and \S+)*)\)/.exec(deferred.reason)![1].split(' and ');
+		expect([...zones].sort()).toEqual([
+			'America/Edmonton',
+			'America/Fort_Nelson',
+			'America/Halifax',
+			'America/Puerto_Rico',
+			'America/Regina',
+			'America/St_Johns',
+			'America/Toronto',
+			'America/Vancouver',
+			'America/Winnipeg',
+		]);
+		expect(await posts()).toBe(0);
+
+		setClock('2026-11-23T18:00:00Z'); // Monday 10:00 in Vancouver, 14:30 in St John's
+		const [call] = jsonOf(await run(create({}), [{ phone: CANADIAN_SERVICE_NUMBER }]));
+		expect(call).toMatchObject({ to: CANADIAN_SERVICE_NUMBER, outcome: 'placed' });
+		expect(await posts()).toBe(1);
+	});
+});

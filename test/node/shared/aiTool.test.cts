@@ -88,31 +88,105 @@ describe('the default operation reads', () => {
 	});
 });
 
+/**
+ * The node's tool variant as n8n builds it (n8n's `convertNodeToAiTool`, 1.123 and 2.41): its type name
+ * ends in `Tool`, and since the node has its own `toolDescription` parameter, n8n adds no Description
+ * parameters of its own.
+ */
+async function toolVariant(): Promise<INodeTypeDescription> {
+	const type = structuredClone(
+		(await loadPackage()).node(`${PACKAGE_NAME}.voiceAgent`).description,
+	);
+	return { ...type, name: `${type.name}Tool`, displayName: `${type.displayName} Tool` };
+}
+
+/** A tool node as n8n's engine sees it: the saved parameters resolved with their defaults. */
+function toolNode(type: INodeTypeDescription, typeVersion: number, saved: INode['parameters']) {
+	const node: INode = {
+		id: 'b2b2b2b2-0000-4000-8000-000000000001',
+		name: 'Voice Agent',
+		type: `${PACKAGE_NAME}.voiceAgentTool`,
+		typeVersion,
+		position: [0, 0],
+		parameters: saved,
+	};
+	node.parameters = NodeHelpers.getNodeParameters(type.properties, saved, true, false, node, type)!;
+	return node;
+}
+
+/** What MCP clients and the AI Agent were told before the action names became short: unchanged. */
+const TOLD_BEFORE: Array<[string, string, string]> = [
+	[
+		'call',
+		'create',
+		'Place a real phone call to an allowed number within an hourly budget in Voice Agent',
+	],
+	['call', 'get', 'Get a call without changing anything in Voice Agent'],
+	['call', 'getMany', 'Get many calls without changing anything in Voice Agent'],
+	['call', 'setContext', 'Set the context of a live call with an allowed number in Voice Agent'],
+	['agent', 'upsert', 'Create or update an agent in Voice Agent'],
+	['agent', 'delete', 'Delete an agent in Voice Agent'],
+	['agent', 'get', 'Get an agent without changing anything in Voice Agent'],
+	['agent', 'getMany', 'Get many agents without changing anything in Voice Agent'],
+];
+
 describe('what an AI model is told about each operation', () => {
-	test.each([
-		[
-			'call',
-			'create',
+	test.each(TOLD_BEFORE)(
+		'%s → %s: "%s", for a tool saved with Description set automatically and for a new one',
+		async (resource, operation, toolDescription) => {
+			const type = await toolVariant();
+			for (const typeVersion of [1.1, 1.4]) {
+				// Tool nodes saved before this version keep `descriptionType: 'auto'`.
+				for (const saved of [
+					{ resource, operation, descriptionType: 'auto' },
+					{ resource, operation },
+				])
+					expect(
+						NodeHelpers.getToolDescriptionForNode(toolNode(type, typeVersion, saved), {
+							description: type,
+						} as never),
+					).toBe(toolDescription);
+			}
+		},
+	);
+
+	test('a new tool node (no operation chosen) is told what the default operation does', async () => {
+		const type = await toolVariant();
+		const describe = (typeVersion: number) =>
+			NodeHelpers.getToolDescriptionForNode(toolNode(type, typeVersion, {}), {
+				description: type,
+			} as never);
+		expect(describe(1.4)).toBe('Get a call without changing anything in Voice Agent');
+		expect(describe(1)).toBe(
 			'Place a real phone call to an allowed number within an hourly budget in Voice Agent',
-		],
-		['call', 'get', 'Get a call without changing anything in Voice Agent'],
-		['call', 'getMany', 'Get many calls without changing anything in Voice Agent'],
-		['call', 'setContext', 'Set the context of a live call with an allowed number in Voice Agent'],
-		['agent', 'upsert', 'Create or update an agent in Voice Agent'],
-		['agent', 'delete', 'Delete an agent in Voice Agent'],
-		['agent', 'get', 'Get an agent without changing anything in Voice Agent'],
-		['agent', 'getMany', 'Get many agents without changing anything in Voice Agent'],
-	])('%s → %s: "%s"', async (resource, operation, toolDescription) => {
-		const type = (await loadPackage()).node(`${PACKAGE_NAME}.voiceAgent`);
-		const toolNode = {
-			id: 'b2b2b2b2-0000-4000-8000-000000000001',
-			name: 'Voice Agent',
-			type: `${PACKAGE_NAME}.voiceAgentTool`,
-			typeVersion: 1.1,
-			position: [0, 0] as [number, number],
-			parameters: { resource, operation, descriptionType: 'auto' },
-		};
-		expect(NodeHelpers.getToolDescriptionForNode(toolNode, type)).toBe(toolDescription);
+		);
+	});
+
+	test('a description the builder wrote is what the model reads', async () => {
+		const type = await toolVariant();
+		const node = toolNode(type, 1.4, {
+			resource: 'call',
+			operation: 'create',
+			descriptionType: 'manual',
+			toolDescription: 'Call the customer back about their order',
+		});
+		expect(NodeHelpers.getToolDescriptionForNode(node, { description: type } as never)).toBe(
+			'Call the customer back about their order',
+		);
+	});
+
+	test('the Description parameter is only on the tool, not on the regular node', async () => {
+		const type = (await loadPackage()).node(`${PACKAGE_NAME}.voiceAgent`).description;
+		const node = { ...toolNode(type, 1.4, {}), type: `${PACKAGE_NAME}.voiceAgent` };
+		const resolved = NodeHelpers.getNodeParameters(
+			type.properties,
+			{ resource: 'call', operation: 'create' },
+			true,
+			false,
+			node,
+			type,
+		);
+		expect(resolved).not.toHaveProperty('toolDescription');
 	});
 
 	test("each operation's description says whether it acts in the world", async () => {

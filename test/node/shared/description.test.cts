@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
 import type { INode, INodeParameters, INodeProperties, INodeType } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { loadPackage, PACKAGE_NAME, type LoadedPackage } from '../../support/n8n.cts';
 
@@ -66,6 +66,37 @@ function textsOf(properties: INodeProperties[]): string[] {
 	return texts;
 }
 
+/** Every parameter, option and field of a node, nested ones included. */
+function fieldsOf(properties: unknown[]): INodeProperties[] {
+	const fields: INodeProperties[] = [];
+	for (const entry of properties as Array<Record<string, unknown>>) {
+		if (typeof entry !== 'object' || entry === null) continue;
+		fields.push(entry as unknown as INodeProperties);
+		for (const key of ['options', 'values'])
+			if (Array.isArray(entry[key])) fields.push(...fieldsOf(entry[key] as unknown[]));
+	}
+	return fields;
+}
+
+/** Every description a builder reads in a tooltip or under an option, with the label it belongs to. */
+function descriptionsOf(properties: INodeProperties[]): Array<{ label: string; text: string }> {
+	return fieldsOf(properties)
+		.filter((field) => typeof field.description === 'string')
+		.map((field) => ({
+			label: field.displayName ?? String((field as { name?: string }).name),
+			text: field.description!,
+		}));
+}
+
+/** The five options whose descriptions were walls of rules (issue 36), in words. */
+const CALL_CREATE_OPTIONS = [
+	'Calls at Once',
+	'Max New Calls per Minute',
+	'Slot Hold After Max Wait (Minutes)',
+	'Max Calls per Hour',
+	'Skip Numbers Called in the Last (Minutes)',
+];
+
 describe('the Voice Agent node on the canvas', () => {
 	test('its subtitle is the chosen action in words, for every operation', () => {
 		const { properties } = pkg.node('voiceAgent').description;
@@ -79,7 +110,52 @@ describe('the Voice Agent node on the canvas', () => {
 			}
 		}
 		expect(subtitleOf('voiceAgent', { resource: 'call', operation: 'getMany' })).toBe(
-			'Get many calls without changing anything',
+			'Get many calls',
+		);
+	});
+
+	test("Call → Create's pacing and guard options say what to pick in about 40 words", () => {
+		const texts = descriptionsOf(pkg.node('voiceAgent').description.properties);
+		for (const label of CALL_CREATE_OPTIONS) {
+			const found = texts.filter((text) => text.label === label);
+			expect(found).toHaveLength(1);
+			expect(found[0].text.split(/\s+/).length).toBeLessThanOrEqual(45);
+		}
+	});
+
+	test("the actions people read in the node panel and a new node's title are short, in n8n's style", () => {
+		const description = pkg.node('voiceAgent').description;
+		const actions = (resource: string) =>
+			description.properties
+				.filter(
+					(property) =>
+						property.name === 'operation' &&
+						(property.displayOptions?.show?.resource as string[]).includes(resource),
+				)
+				.map((property) =>
+					(property.options as Array<{ action: string }>).map((option) => option.action),
+				);
+		const agentActions = [
+			'Create or update an agent',
+			'Delete an agent',
+			'Get an agent',
+			'Get many agents',
+		];
+		const callActions = [
+			'Create a call',
+			'Get a call',
+			'Get many calls',
+			'Set the context of a live call',
+		];
+		// One Operation list per node version (1, and 1.1 on): the same names.
+		expect(actions('agent')).toEqual([agentActions, agentActions]);
+		expect(actions('call')).toEqual([callActions, callActions]);
+		// n8n titles a node added from the panel after its action.
+		expect(NodeHelpers.makeNodeName({ resource: 'call', operation: 'create' }, description)).toBe(
+			'Create a call',
+		);
+		expect(subtitleOf('voiceAgent', { resource: 'call', operation: 'create' })).toBe(
+			'Create a call',
 		);
 	});
 
@@ -113,6 +189,15 @@ describe('the Voice Agent node on the canvas', () => {
 });
 
 describe('the Voice Agent Trigger on the canvas', () => {
+	test("the node panel's one Voice Agent entry (node and trigger merged) reads right with either text", () => {
+		const node = pkg.node('voiceAgent').description.description;
+		const trigger = pkg.node('voiceAgentTrigger').description.description;
+		for (const text of [node, trigger])
+			expect(text).toMatch(/^Voice agents and their phone calls: /);
+		expect(trigger).toMatch(/start a workflow when a call starts or ends/);
+		expect(node).toMatch(/place calls/);
+	});
+
 	test('its subtitle names the chosen events as the Events list does', () => {
 		expect(subtitleOf('voiceAgentTrigger', { events: ['call_ended', 'tool_call'] })).toBe(
 			'Call Ended, Tool Call',
@@ -155,6 +240,24 @@ describe.each(NODE_NAMES)('%s', (name) => {
 		expect(credential).toMatchObject({ name: 'voiceAgentApi', testedBy: 'voiceAgentApiTest' });
 		const methods = pkg.node(nodeName(name)).methods;
 		expect(typeof methods?.credentialTest?.voiceAgentApiTest).toBe('function');
+	});
+
+	test('every description a builder hovers is short: about 40 words, none over 60', () => {
+		const counts = descriptionsOf(description.properties).map(({ label, text }) => ({
+			label,
+			words: text.split(/\s+/).filter(Boolean).length,
+		}));
+		expect(counts.length).toBeGreaterThan(0);
+		expect(counts.filter(({ words }) => words > 60)).toEqual([]);
+		const mean = counts.reduce((sum, { words }) => sum + words, 0) / counts.length;
+		expect(mean).toBeLessThanOrEqual(40);
+	});
+
+	test('minutes show as typed: whole minutes as whole numbers, never "15.00"', () => {
+		const minutes = fieldsOf(description.properties).filter((field) =>
+			/\(Minutes\)$/.test(field.displayName),
+		);
+		for (const field of minutes) expect(field.typeOptions?.numberPrecision).toBeUndefined();
 	});
 
 	test('speaks of publishing, as n8n 2.x does, never of activating', () => {

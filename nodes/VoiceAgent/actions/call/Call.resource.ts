@@ -21,27 +21,27 @@ const operation: INodeProperties = {
 			value: 'create',
 			description:
 				"Places a real phone call from the agent's number to the number given, only to numbers in Allowed Destinations; as an AI tool it calls nobody without them, at most Max Calls per Run times per execution and at most Max Calls per Hour times an hour per agent",
-			action: 'Place a real phone call to an allowed number within an hourly budget',
+			action: 'Create a call',
 		},
 		{
 			name: 'Get',
 			value: 'get',
 			description:
 				'Reads one call, with its transcript once it has ended (optionally waiting for its end); changes nothing',
-			action: 'Get a call without changing anything',
+			action: 'Get a call',
 		},
 		{
 			name: 'Get Many',
 			value: 'getMany',
 			description: 'Lists calls, newest first, optionally with transcripts; changes nothing',
-			action: 'Get many calls without changing anything',
+			action: 'Get many calls',
 		},
 		{
 			name: 'Set Context',
 			value: 'setContext',
 			description:
 				'Changes what the agent knows during a call in progress; the agent uses it at once. Only calls with numbers in Allowed Destinations; as an AI tool none without them.',
-			action: 'Set the context of a live call with an allowed number',
+			action: 'Set the context of a live call',
 		},
 	],
 	default: 'get',

@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { canonicalPhoneNumber, NOT_E164 } from '../../../shared/phoneNumber';
 import type { InputValidator } from '../../../shared/validation';
 
 /** Call → Create's guard for workflows and AI models that choose whom to call. */
@@ -30,21 +31,22 @@ function filledByModel(saved: unknown): boolean {
 	return typeof saved === 'string' && saved.startsWith('=') && /\$fromai\s*\(/i.test(saved);
 }
 
-const SEPARATORS = /[\s().-]/g;
-
-/** The rules as given: one string of comma-separated entries, or a list from an expression. */
+/** The rules as given (one string of comma-separated entries, or a list from an expression), canonical. */
 function parseRules(validate: InputValidator, value: unknown): string[] {
 	const field = allowedDestinationsOption.displayName;
 	const entries =
 		typeof value === 'string' ? value.split(/[,;\n]/) : validate.stringList(value, field);
-	const rules = entries.map((entry) => entry.replace(SEPARATORS, '')).filter((rule) => rule !== '');
-	for (const rule of rules) {
-		if (!/^\+[1-9]\d{0,14}$/.test(rule)) {
+	const rules: string[] = [];
+	for (const entry of entries.map((text) => text.trim()).filter((text) => text !== '')) {
+		const canonical = canonicalPhoneNumber(entry, 'prefix');
+		if ('number' in canonical) rules.push(canonical.number);
+		else if (canonical.problem === NOT_E164) {
 			validate.fail(
 				field,
-				`must hold E.164 numbers or prefixes, like +1415 or +442071234567 (got ${JSON.stringify(rule)})`,
+				`must hold E.164 numbers or prefixes, like +1415 or +442071234567 (got ${JSON.stringify(entry)})`,
 			);
-		}
+		} else
+			validate.fail(field, `${canonical.problem} (got ${JSON.stringify(entry)})`, canonical.hint);
 	}
 	return rules;
 }
@@ -99,7 +101,7 @@ export interface Refusal {
 }
 
 /**
- * Fails unless `to` (E.164) starts with one of the allowed destinations. No rules allow any number,
+ * Fails unless `to`, made canonical, starts with one of the allowed destinations (canonical too). No rules allow any number,
  * except for an AI tool: it fails closed, and so do rules the model fills in.
  */
 export function checkAllowedDestination(
@@ -110,7 +112,10 @@ export function checkAllowedDestination(
 	refused: Refusal,
 ): void {
 	const rules = checkToolRules(validate, value, tool, to);
-	if (rules.length === 0 || rules.some((rule) => to.startsWith(rule))) return;
+	if (rules.length === 0) return;
+	// Both sides canonical: a number the service writes in another spelling is compared as the same person.
+	const canonical = canonicalPhoneNumber(to);
+	if ('number' in canonical && rules.some((rule) => canonical.number.startsWith(rule))) return;
 	validate.fail(
 		`${refused.field} ${to}`,
 		`is not among the Allowed Destinations (${rules.join(', ')}): ${refused.outcome}`,

@@ -24,6 +24,7 @@ import {
 } from './create/attempts/callAgain';
 import { batchOptions, runCallBatch } from './create/batch/callBatch';
 import { agentPhoneNumber, checkFrom, fromProperty } from './create/callFrom';
+import { withGivenNumber } from './create/givenNumber';
 import { callingHoursOption, readCallingHours, type ItemHours } from './create/callingHours/option';
 import { failedOutcome, OUTCOMES_VERSION } from './create/attempts/outcomes';
 import { maxCallsPerRun, maxCallsPerRunOption } from './create/guards/maxCallsPerRun';
@@ -50,7 +51,8 @@ const properties: INodeProperties[] = [
 		required: true,
 		default: '',
 		placeholder: 'e.g. +14155550123',
-		description: 'Phone number to call, in E.164 form',
+		description:
+			'Phone number to call, in E.164 form. A national prefix written after the country code, like +44 (0)20…, is removed where the country drops it.',
 	},
 	{
 		displayName: 'Context',
@@ -195,7 +197,13 @@ export async function executeAll(this: IExecuteFunctions): Promise<INodeExecutio
 		{
 			check: readCallRequest,
 			prepare: prepareCall,
-			run: (context, item, seams) => placeAndWait(context, item, seams, CALL_FIELDS),
+			run: async (context, item, seams) =>
+				withGivenNumber(
+					context,
+					item.itemIndex,
+					item.body.to,
+					await placeAndWait(context, item, seams, CALL_FIELDS),
+				),
 			liveCallOf: (context, itemIndex, request) => {
 				const record = ledger.records[slotOf(context, itemIndex, request.to)];
 				return record?.state === 'placed' && record.run === runIndexOf(context)

@@ -23,7 +23,7 @@ export const waitForEndOptions: INodeProperties[] = [
 		displayName: 'Max Wait (Minutes)',
 		name: 'maxWaitMinutes',
 		type: 'number',
-		typeOptions: { minValue: 0.01, numberPrecision: 2 },
+		typeOptions: { minValue: 0.01 },
 		default: 30,
 		description: 'How long to wait for the call to end at most',
 		displayOptions: whileWaiting,

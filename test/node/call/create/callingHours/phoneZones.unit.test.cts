@@ -27,12 +27,14 @@ function sourceEntries(): Array<[string, string[]]> {
 describe('the generated data and the vendored source', () => {
 	const entries = sourceEntries();
 
-	test('the generated module is what scripts/phone-zones.mjs makes of the source (run npm run build)', () => {
+	test('the generated modules and the docs’ table of countries are what scripts/phone-zones.mjs makes of the source (run npm run build)', () => {
 		const output = execFileSync(process.execPath, ['scripts/phone-zones.mjs', '--check'], {
 			cwd: ROOT,
 			encoding: 'utf8',
 		});
-		expect(output).toContain('is up to date');
+		expect(output).toContain('phoneZones.data.ts is up to date');
+		expect(output).toContain('countryWideRanges.data.ts is up to date');
+		expect(output).toContain('docs/voice-agent-node.md is up to date');
 	});
 
 	test('every prefix of the source gives its zones, in the order the source lists them', () => {

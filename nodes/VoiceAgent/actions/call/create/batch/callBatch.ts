@@ -43,7 +43,7 @@ export const batchOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CALLS_AT_ONCE },
 		default: 1,
-		description: `How many calls this node places at the same time, at most ${MAX_CALLS_AT_ONCE}: from node version 1.4, all executions of this node running at once in this n8n process together (two overlapping passes, a webhook delivered twice; in queue mode each worker counts its own); before 1.4, the items of one run. With Wait for the Call to End, how many calls may be in progress: a new call starts only once one was seen to end, also past Max Wait, until Slot Hold After Max Wait is over. Without waiting, how many calls are being placed at once: a call no longer counts once the service confirmed it. Outputs keep the order of the input items. Read from the first item.`,
+		description: `How many calls this node places at the same time (1 to ${MAX_CALLS_AT_ONCE}). Keep 1 to call a list one lead after another; raise it to finish a long list sooner. From node version 1.4, runs of this node at the same time share it.`,
 	},
 	{
 		displayName: 'Max New Calls per Minute',
@@ -52,7 +52,7 @@ export const batchOptions: INodeProperties[] = [
 		typeOptions: { minValue: 0, maxValue: MAX_CALLS_PER_MINUTE },
 		default: 0,
 		description:
-			'Never more calls placed by this node than this in any 60 seconds (0 or empty: no limit): from node version 1.4, all executions of this node in this n8n process together (in queue mode each worker counts its own); before 1.4, one execution. A "too many requests" answer from the service pauses every call of the node (before 1.4: of the run) for as long as it asks. Read from the first item.',
+			'The most new calls this node starts in any minute (0: no limit). Set it when your plan or the people answering need an even pace. From node version 1.4 all runs of this node share it; the docs give the exact rules.',
 	},
 	slotHoldOption,
 ];

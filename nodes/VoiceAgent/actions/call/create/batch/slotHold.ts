@@ -18,10 +18,10 @@ export const slotHoldOption: INodeProperties = {
 	displayName: FIELD,
 	name: 'slotHoldMinutes',
 	type: 'number',
-	typeOptions: { minValue: 0, numberPrecision: 2 },
+	typeOptions: { minValue: 0 },
 	default: 30,
 	displayOptions: { show: { waitForEnd: [true] } },
-	description: `With Wait for the Call to End and Calls at Once: how long a call that was not seen to end keeps its slot once its item's Max Wait is over. Then the next item starts although the call may still be in progress, and the item's output has "${SLOT_RELEASED}": true: the one exception to Calls at Once. Not set: Max Wait again (node version ${SLOT_HOLD_VERSION} on; earlier versions keep the slot until the call is seen to end). A list of N leads then takes at most ceil(N / Calls at Once) × (Max Wait + this), plus the time requests take and the pace.`,
+	description: `How long a call not yet seen to end still counts toward Calls at Once once Max Wait is over; then the next lead starts and the output says "${SLOT_RELEASED}": true. Leave it empty (Max Wait again) unless calls run longer than Max Wait.`,
 };
 
 /**

@@ -4,7 +4,7 @@
  * `scripts/data/libphonenumber/`). A prefix is the country code and the leading digits of the national number,
  * so the longest prefix of the E.164 digits that the map lists is the most precise answer it has.
  */
-import { countryWideCallingCode } from './countryWideRanges';
+import { countryWideRange } from './countryWideRanges';
 import { prefixGroups, zoneNames } from './phoneZones.data';
 
 /** What libphonenumber answers for a number it cannot place; never a zone to compute with. */
@@ -48,7 +48,9 @@ const SEPARATORS = /[\s\-.()]/g;
  * the number is not E.164, no prefix of it is in the map (e.g. +999), or the map knows no zone for it (non-
  * geographic numbers such as +800). Several zones when the prefix spans them (e.g. +7 without more digits the
  * map knows): a caller must respect every one. A number in a range not allocated by place (an Australian
- * mobile, a Russian toll-free number) gets every zone of its calling code, the prefix's own first.
+ * mobile, a Russian toll-free number, a Chilean fixed line or mobile) gets every zone of its calling code, the
+ * prefix's own first; in a region beside its calling code's main one, its region's zones (a Canadian UAN:
+ * Canada's, not the US area code's).
  */
 export function zonesOfNumber(e164: string): string[] | undefined {
 	if (typeof e164 !== 'string') return undefined;
@@ -64,8 +66,12 @@ export function zonesOfNumber(e164: string): string[] | undefined {
 			break;
 		}
 	}
-	const callingCode = countryWideCallingCode(digits);
-	if (callingCode !== undefined) {
+	const countryWide = countryWideRange(digits);
+	if (countryWide !== undefined) {
+		const { callingCode, regionZones } = countryWide;
+		// A region beside its calling code's main one: the prefix's zone is another region's (the US 310 of a
+		// Canadian UAN), or the whole calling code's (+1 alone); the number is in its region.
+		if (regionZones.length > 0) return [...regionZones];
 		const countryZones = zonesByPrefix.get(callingCode) ?? [];
 		zones = [...zones, ...countryZones.filter((zone) => !zones.includes(zone))];
 	}

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import { callPages, getCall } from '../../../../../shared/api/calls';
 import { asNodeError, dataProblemError, isNotFound } from '../../../../../shared/errors';
+import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { AttemptReport } from '../../../../../shared/transport/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
@@ -33,7 +34,7 @@ export const maxCallsPerHourOption: INodeProperties = {
 	type: 'number',
 	typeOptions: { minValue: 0 },
 	default: TOOL_DEFAULT_MAX_CALLS_PER_HOUR,
-	description: `At most this many calls by the agent in any hour, counted from the service's call list on its own clock, whoever placed them, so it counts across executions, restarts and n8n processes. In one n8n process the check and the call are one step and calls being placed right now count too; two processes (queue-mode workers) checking at the same moment can each take the last call. A call over it fails before anything is sent. 0: no limit. Not set: ${TOOL_DEFAULT_MAX_CALLS_PER_HOUR} when the node is an AI tool, no limit otherwise.`,
+	description: `At most this many calls by the agent in any hour, whoever placed them; a call over it fails before dialling. Keep a budget when the node is an AI tool. 0: no limit; empty: ${TOOL_DEFAULT_MAX_CALLS_PER_HOUR} as an AI tool, no limit otherwise.`,
 };
 
 /** The item's budget: 0 for none. */
@@ -94,7 +95,7 @@ export async function readHour(
 			for (const call of calls) {
 				if (typeof call?.id !== 'string') throw new Error('a call without an ID');
 				// A time that cannot be read counts as within the hour: the budget errs on the side of not phoning.
-				const created = Date.parse(String(call.created_at));
+				const created = latestInstantOf(call.created_at);
 				if (!Number.isNaN(created) && created <= serviceNowMs - HOUR_MS) older = true;
 				else createdMs.set(call.id, Number.isNaN(created) ? serviceNowMs : created);
 			}

@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { getCall, newestCall, type CallFilter } from '../../../../../shared/api/calls';
 import { isLive } from '../../../../../shared/callStatus';
+import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { Call, CallSummary } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { advance, type CallLedger, type CallRecord } from '../records/callLedger';
@@ -20,7 +21,7 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_WINDOW_MINUTES,
 	description:
-		'Leaves out a number this agent already called: when the agent\'s newest call to it is still in progress or began less than this many minutes ago (by the service\'s own clock), no call is placed and that call is output with "skipped": true. Guards against a workflow that runs twice for the same reason: a retried execution, a redelivered event. 0: never skip.',
+		'Skips a number this agent called less than this many minutes ago, or is still calling, and outputs that call with "skipped": true. Keep it on so a re-run or a redelivered event never phones a person twice. 0: never skip.',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
@@ -70,7 +71,7 @@ export function recentCallReason(
 	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
 	const notAgain = `so it was not called again (${FIELD}: ${windowMinutes})`;
 	if (isLive(call)) return `${of} is still in progress, ${notAgain}`;
-	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - Date.parse(call.created_at));
+	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - latestInstantOf(call.created_at));
 	if (Number.isNaN(ageMs)) {
 		return `${of} began at ${JSON.stringify(call.created_at)}, a time that could not be compared with the service's time of answering (${JSON.stringify(serviceDate ?? null)}), ${notAgain}`;
 	}
