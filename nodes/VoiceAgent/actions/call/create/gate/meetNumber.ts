@@ -8,7 +8,7 @@ import type { Call } from '../../../../../shared/types';
 import { oncePerRun } from '../../../../../shared/runCache';
 import { claimSlot, slotOf, type CallLedger, type CallRecord } from '../records/callLedger';
 import { recordCaller } from '../records/caller';
-import type { SkippedCall } from '../guards/skipRecentlyCalled';
+import { recentlyCalled, type SkippedCall } from '../guards/skipRecentlyCalled';
 import { mayHaveBeenPlacedError } from '../placing/placedBefore';
 import type { ItemCall } from '../placing/placeOnce';
 import { callEnded, letGo, waitForHolder, type GateEntry } from './numberGate';
@@ -177,8 +177,24 @@ export async function meetNumber(
 		item.previousCallId === undefined &&
 		Date.now() - (met.placedAt as number) < item.windowMinutes * 60_000;
 	if (!hasEnded(call) || withinWindow || sameRun) {
-		const record = { ...holder.record, callId, state: 'placed' } as CallRecord;
-		return (await takeOutcome(context, ledger, item, { record, by, call })) as Call;
+		// An ended call within the window is said as the skip window says it, once the list shows it.
+		const listed =
+			hasEnded(call) && !sameRun
+				? await recentlyCalled(context, item.filter, item.windowMinutes)
+				: undefined;
+		const record = listed
+			? ({
+					...holder.record,
+					callId: listed.id,
+					state: 'skipped',
+					why: listed.skipReason,
+				} as CallRecord)
+			: ({ ...holder.record, callId, state: 'placed' } as CallRecord);
+		return (await takeOutcome(context, ledger, item, {
+			record,
+			by,
+			...(record.callId === callId ? { call } : {}),
+		})) as Call;
 	}
 	letGo(met);
 	return 'again';
