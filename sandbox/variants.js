@@ -27,6 +27,8 @@ const { invalid, isObject } = require('./checks');
  * @property {number} [odd_answers_times] after this many odd answers, the routes answer normally again
  * @property {number} [list_lag_ms] a new call appears in GET /calls only this many ms after it was created
  *   (POST /call has answered long before; GET /call finds it at once): a list that lags (default 0)
+ * @property {string} [live_status] the status API answers write for a call in progress, in place of
+ *   `in_progress` (a service's own spelling, such as `forwarding` or `connecting`; default `in_progress`)
  */
 
 /**
@@ -82,6 +84,10 @@ const VALID = {
 	list_lag_ms: [
 		(value) => typeof value === 'number' && Number.isInteger(value) && value >= 0,
 		'a whole number of ms from 0',
+	],
+	live_status: [
+		(value) => typeof value === 'string' && /^[A-Za-z][A-Za-z0-9_ -]{0,39}$/.test(value),
+		'a status (letters, digits, spaces, "_" and "-")',
 	],
 };
 
@@ -148,6 +154,22 @@ function restampBody(value, form) {
 				? restamp(field, form)
 				: restampBody(field, form);
 	}
+	return copy;
+}
+
+/**
+ * A copy of an answer body with each `"status": "in_progress"` written as `live`.
+ * @param {unknown} value
+ * @param {string} live
+ * @returns {unknown}
+ */
+function relabelLive(value, live) {
+	if (Array.isArray(value)) return value.map((entry) => relabelLive(entry, live));
+	if (!isObject(value)) return value;
+	/** @type {Record<string, unknown>} */
+	const copy = {};
+	for (const [key, field] of Object.entries(value))
+		copy[key] = key === 'status' && field === 'in_progress' ? live : relabelLive(field, live);
 	return copy;
 }
 
@@ -248,7 +270,9 @@ class ContractVariants {
 	 */
 	restamp(body) {
 		const form = this.settings.timestamps;
-		return form === undefined || form === 'iso' ? body : restampBody(body, form);
+		const live = this.settings.live_status;
+		const stamped = form === undefined || form === 'iso' ? body : restampBody(body, form);
+		return live === undefined ? stamped : relabelLive(stamped, live);
 	}
 }
 

@@ -1,8 +1,9 @@
 /**
- * The one rule for "has this call ended", used wherever the nodes ask it: waiting for a call, Skip
- * Numbers, Set Context's live call, and both triggers. The contract publishes only `in_progress`,
- * `completed` and `failed` and not the full set, so the rule names the statuses of a call that is still
- * going on and takes every other status as an end, passed through as the service gave it.
+ * The rules for "has this call ended", used wherever the nodes ask it. The contract publishes only
+ * `in_progress`, `completed` and `failed` and not the full set. Waiting for a call, Set Context's live
+ * call and both triggers take every status not listed as live as an end (`hasEnded`), so no wait lasts
+ * for ever; whether a number may be dialled again asks the stricter `surelyEnded`, so a status nobody
+ * listed never lets a second call through.
  */
 
 /**
@@ -22,7 +23,54 @@ const LIVE_STATUSES: ReadonlySet<string> = new Set([
 	'ringing',
 	'registered',
 	'started',
+	'pending',
+	'scheduled',
+	'connecting',
+	'answered',
+	'forwarding',
+	'transferring',
+	'on_hold',
+	'on-hold',
+	'in progress',
 ]);
+
+/**
+ * Statuses that say a call is over: the contract's `completed` and `failed`, and the spellings voice and
+ * telephony services use for a call that ended, was not answered or never connected.
+ */
+const END_STATUSES: ReadonlySet<string> = new Set([
+	'completed',
+	'complete',
+	'failed',
+	'ended',
+	'finished',
+	'busy',
+	'no-answer',
+	'no_answer',
+	'noanswer',
+	'not_answered',
+	'missed',
+	'canceled',
+	'cancelled',
+	'rejected',
+	'declined',
+	'voicemail',
+	'hangup',
+	'hung_up',
+	'expired',
+	'timeout',
+	'timed_out',
+	'error',
+	'unreachable',
+	'abandoned',
+	'terminated',
+]);
+
+/**
+ * The longest a call may be in progress: a call that nothing says has ended counts as in progress for
+ * this long at most when the node decides whether a number may be dialled (the gate, the skip window).
+ */
+export const LONGEST_CALL_MS = 4 * 3_600_000;
 
 function given(value: unknown): boolean {
 	return value !== undefined && value !== null && value !== '';
@@ -41,4 +89,14 @@ export function hasEnded(call: { status?: unknown; ended_at?: unknown }): boolea
 /** Whether a call is still going on: the opposite of `hasEnded`. */
 export function isLive(call: { status?: unknown; ended_at?: unknown }): boolean {
 	return !hasEnded(call);
+}
+
+/**
+ * Whether a call surely ended: it has an end time, or a status that says it is over. Where a number may be
+ * dialled again (the gate, the skip window), only this frees it: a status nobody listed (a live one
+ * such as a service's own spelling of "ringing", or an end) keeps it held, within `LONGEST_CALL_MS`.
+ */
+export function surelyEnded(call: { status?: unknown; ended_at?: unknown }): boolean {
+	if (given(call.ended_at)) return true;
+	return typeof call.status === 'string' && END_STATUSES.has(call.status.trim().toLowerCase());
 }

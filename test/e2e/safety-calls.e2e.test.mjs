@@ -201,7 +201,7 @@ describe(`Call → Create run again by n8n ${N8N_VERSION}`, { timeout: 600_000 }
 					webhookId: '5a7e3c1d-0000-4000-8000-00000000fa11',
 					parameters: { httpMethod: 'POST', path: 'safety-follow-up', options: {} },
 				},
-				// Version 1.2, the default: Skip Numbers Called in the Last (Minutes) is 15.
+				// Version 1.2, the default: Skip If Called Within (Minutes) is 15.
 				createCallNode({ typeVersion: 1.2, agent: 'Follow-up Desk' }),
 			),
 		});

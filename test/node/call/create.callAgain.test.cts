@@ -198,7 +198,7 @@ describe('a call that fails is called again until the attempts are used', () => 
 		expect(await posts()).toBe(2);
 	});
 
-	test('attempt 2 is placed even inside Skip Numbers Called in the Last (Minutes): it is no re-run', async () => {
+	test('attempt 2 is placed even inside Skip If Called Within (Minutes): it is no re-run', async () => {
 		const [first] = jsonOf(await run([{ phone: FAILING }]));
 		const parameters = { ...create(), skipCalledWithinMinutes: 1_440 };
 		const result = await runWith(sandbox, parameters, {

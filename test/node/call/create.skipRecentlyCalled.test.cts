@@ -1,5 +1,5 @@
 /**
- * Call → Create's *Skip Numbers Called in the Last (Minutes)*: a number the agent called recently (by the
+ * Call → Create's *Skip If Called Within (Minutes)*: a number the agent called recently (by the
  * service's own clock) is not called again by another execution, e.g. a retried one or one started by a
  * redelivered event; on by default from version 1.2. Run in n8n-core's real engine against the sandbox.
  */
@@ -46,7 +46,7 @@ describe('version 1.2 (the default)', () => {
 		});
 		expect(skipped.skipReason).toMatch(
 			new RegExp(
-				`^Call ${first.id} of agent ${agent.id} to \\+14155550123 began 0 min \\d+ s ago, so it was not called again \\(Skip Numbers Called in the Last \\(Minutes\\): 15\\)$`,
+				`^Call ${first.id} of agent ${agent.id} to \\+14155550123 began 0 min \\d+ s ago, so it was not called again \\(Skip If Called Within \\(Minutes\\): 15\\)$`,
 			),
 		);
 		expect(skipped.transcript.length).toBeGreaterThan(0);
@@ -61,7 +61,7 @@ describe('version 1.2 (the default)', () => {
 
 		expect(skipped).toMatchObject({ id: live.id, status: 'in_progress', skipped: true });
 		expect(skipped.skipReason).toBe(
-			`Call ${live.id} of agent ${agent.id} to +14155550123 is still in progress, so it was not called again (Skip Numbers Called in the Last (Minutes): 1)`,
+			`Call ${live.id} of agent ${agent.id} to +14155550123 is still in progress, so it was not called again (Skip If Called Within (Minutes): 1)`,
 		);
 		expect((await allCalls(sandbox)).map((call) => call.id)).toEqual([live.id]);
 	});
@@ -130,7 +130,7 @@ describe('version 1.2 (the default)', () => {
 		const result = await run(1.2, { skipCalledWithinMinutes: '={{ "soon" }}' });
 
 		expect(result.error?.message).toBe(
-			'Skip Numbers Called in the Last (Minutes) must be a number of minutes, 0 or more (got "soon") [item 0]',
+			'Skip If Called Within (Minutes) must be a number of minutes, 0 or more (got "soon") [item 0]',
 		);
 		expect(await dials()).toEqual([]);
 	});

@@ -94,7 +94,7 @@ const CALL_CREATE_OPTIONS = [
 	'Max New Calls per Minute',
 	'Slot Hold After Max Wait (Minutes)',
 	'Max Calls per Hour',
-	'Skip Numbers Called in the Last (Minutes)',
+	'Skip If Called Within (Minutes)',
 ];
 
 describe('the Voice Agent node on the canvas', () => {

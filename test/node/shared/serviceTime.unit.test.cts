@@ -85,7 +85,7 @@ describe('the skip window with a created_at without a zone (the guard, in this p
 		const serviceNow = new Date(at('2026-11-27T10:00:10.000Z')).toUTCString();
 		const reason = recentCallReason(call('2026-11-27T10:00:00.000'), serviceNow, 15);
 		expect(reason).toBe(
-			'Call call_1 of agent agent_1 to +442079460123 began 0 min 0 s ago, so it was not called again (Skip Numbers Called in the Last (Minutes): 15)',
+			'Call call_1 of agent agent_1 to +442079460123 began 0 min 0 s ago, so it was not called again (Skip If Called Within (Minutes): 15)',
 		);
 	});
 
@@ -93,7 +93,7 @@ describe('the skip window with a created_at without a zone (the guard, in this p
 		const serviceNow = new Date(at('2026-11-27T10:16:00.000Z')).toUTCString();
 		expect(recentCallReason(call('2026-11-27T10:00:00.000Z'), serviceNow, 15)).toBeUndefined();
 		expect(recentCallReason(call('2026-11-27T10:01:30.000Z'), serviceNow, 15)).toBe(
-			'Call call_1 of agent agent_1 to +442079460123 began 14 min 30 s ago, so it was not called again (Skip Numbers Called in the Last (Minutes): 15)',
+			'Call call_1 of agent agent_1 to +442079460123 began 14 min 30 s ago, so it was not called again (Skip If Called Within (Minutes): 15)',
 		);
 	});
 
@@ -129,7 +129,7 @@ describe('in a process in Tokyo (UTC+9), built', () => {
 			console.log(JSON.stringify(recentCallReason(${JSON.stringify(call)}, ${JSON.stringify(serviceNow)}, 15) ?? null))`,
 		);
 		expect(reason).toBe(
-			'Call call_1 of agent agent_1 to +442079460123 began 0 min 0 s ago, so it was not called again (Skip Numbers Called in the Last (Minutes): 15)',
+			'Call call_1 of agent agent_1 to +442079460123 began 0 min 0 s ago, so it was not called again (Skip If Called Within (Minutes): 15)',
 		);
 	});
 });

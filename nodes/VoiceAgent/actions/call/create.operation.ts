@@ -30,7 +30,7 @@ import { failedOutcome, OUTCOMES_VERSION } from './create/attempts/outcomes';
 import { maxCallsPerRun, maxCallsPerRunOption } from './create/guards/maxCallsPerRun';
 import { maxCallsPerHour, maxCallsPerHourOption } from './create/guards/callsPerHour';
 import { hourBudgetOf } from './create/guards/agentHour';
-import { gateKey } from './create/gate/numberGate';
+import { callerNumber, gateKey } from './create/gate/numberGate';
 import { accountOf } from '../../../shared/transport/request';
 import { placeAndWait, type PreparedCall } from './create/placing/placeAndWait';
 import { ledgerOf, runIndexOf, slotOf } from './create/records/callLedger';
@@ -109,7 +109,7 @@ interface CallRequest {
 	maxCalls: number;
 	/** Max Calls per Hour; 0: no limit. */
 	maxPerHour: number;
-	/** Skip Numbers Called in the Last (Minutes); 0: off. */
+	/** Skip If Called Within (Minutes); 0: off. */
 	windowMinutes: number;
 	hours: ItemHours | undefined;
 	attempt: ItemAttempt;
@@ -169,7 +169,8 @@ async function prepareCall(
 	const account = await accountOf(context);
 	const budget = { context, account, agentId, fromNumber, itemIndex, max: request.maxPerHour };
 	return {
-		gateKey: gateKey(account, agentId ?? fromNumber, request.to),
+		// The number called from, whichever way From names the agent: one agent is one caller in the gate.
+		gateKey: gateKey(account, callerNumber(fromNumber), request.to),
 		hourBudget: await hourBudgetOf(budget),
 		body,
 		caller: {

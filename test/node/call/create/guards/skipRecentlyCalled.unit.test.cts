@@ -1,4 +1,4 @@
-/** When a call counts as recent for Skip Numbers Called in the Last (Minutes): the service's clock only. */
+/** When a call counts as recent for Skip If Called Within (Minutes): the service's clock only. */
 import { recentCallReason } from '../../../../../nodes/VoiceAgent/actions/call/create/guards/skipRecentlyCalled';
 import type { CallSummary } from '../../../../../nodes/shared/types';
 
@@ -16,7 +16,7 @@ const answeredAt = 'Mon, 23 Nov 2026 10:15:00 GMT';
 
 test('a call that began within the window is recent, measured from the Date of the same answer', () => {
 	expect(recentCallReason(ended('2026-11-23T10:00:30.000Z'), answeredAt, 15)).toBe(
-		'Call call_1 of agent agt_1 to +14155550123 began 14 min 30 s ago, so it was not called again (Skip Numbers Called in the Last (Minutes): 15)',
+		'Call call_1 of agent agt_1 to +14155550123 began 14 min 30 s ago, so it was not called again (Skip If Called Within (Minutes): 15)',
 	);
 });
 
@@ -32,7 +32,7 @@ test('a call created in the second the answer is dated (after it, by its millise
 
 test('a time that cannot be read counts as recent: the node does not phone when in doubt', () => {
 	expect(recentCallReason(ended('yesterday'), answeredAt, 15)).toBe(
-		`Call call_1 of agent agt_1 to +14155550123 began at "yesterday", a time that could not be compared with the service's time of answering ("${answeredAt}"), so it was not called again (Skip Numbers Called in the Last (Minutes): 15)`,
+		`Call call_1 of agent agt_1 to +14155550123 began at "yesterday", a time that could not be compared with the service's time of answering ("${answeredAt}"), so it was not called again (Skip If Called Within (Minutes): 15)`,
 	);
 	expect(recentCallReason(ended('2026-11-23T10:00:30.000Z'), undefined, 15)).toMatch(
 		/could not be compared with the service's time of answering \(null\)/,

@@ -1,8 +1,8 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getCall, newestCall } from '../../../../../shared/api/calls';
-import { hasEnded, isLive } from '../../../../../shared/callStatus';
-import { asNodeError, isNotFound } from '../../../../../shared/errors';
+import { surelyEnded } from '../../../../../shared/callStatus';
+import { isNotFound } from '../../../../../shared/errors';
 import { cancelSignalOf, throwIfCancelled } from '../../../../../shared/transport/cancel';
 import type { Call } from '../../../../../shared/types';
 import { oncePerRun } from '../../../../../shared/runCache';
@@ -11,7 +11,7 @@ import { recordCaller } from '../records/caller';
 import { recentlyCalled, type SkippedCall } from '../guards/skipRecentlyCalled';
 import { mayHaveBeenPlacedError } from '../placing/placedBefore';
 import type { ItemCall } from '../placing/placeOnce';
-import { callEnded, letGo, waitForHolder, type GateEntry } from './numberGate';
+import { callEnded, letGo, READ_LAG_MS, waitForHolder, type GateEntry } from './numberGate';
 
 /*
  * What an item does when its number is held by someone else: an earlier item of its run, another
@@ -144,42 +144,51 @@ export async function meetNumber(
 		if (ledger.records[slot] === holder.record || met.callId !== undefined) return 'again';
 		return (await takeOutcome(context, ledger, item, { record: holder.record, by })) ?? 'again';
 	}
-	// A call that may have been placed, which nobody could name (its holder looked for it in the list for
-	// seconds): the agent's newest call to the number, in progress, is taken as it; none, the number is free.
+	// Until the service can be expected to show a call it created, not finding it frees nothing.
+	const readable = Date.now() - (met.placedAt as number) >= READ_LAG_MS;
+	// A call that may have been placed, which nobody could name (no answer, a stop while it was in flight,
+	// a 2xx without an ID): the agent's newest call to the number, not surely ended, is taken as it; none,
+	// the outcome stays unknown until the list can be trusted to show it, then the number is free.
 	if (met.callId === undefined) {
 		const { call: newest } = await newestCall(context, item.filter);
-		if (newest === undefined || !isLive(newest)) {
+		if (newest !== undefined && !surelyEnded(newest)) {
+			const record = { ...holder.record, callId: newest.id, state: 'placed' } as CallRecord;
+			return (await takeOutcome(context, ledger, item, { record, by })) as Call;
+		}
+		if (readable) {
 			letGo(met);
 			return 'again';
 		}
-		const record = { ...holder.record, callId: newest.id, state: 'placed' } as CallRecord;
-		return (await takeOutcome(context, ledger, item, { record, by })) as Call;
+		const unknown = { ...holder.record, callId: undefined, state: 'unknown' } as CallRecord;
+		return (await takeOutcome(context, ledger, item, { record: unknown, by })) as Call;
 	}
 	const callId = met.callId;
+	// The call as the service reads it back by ID. Not found (404) is believed only once the service can be
+	// expected to know it; an answer that cannot be read (5xx, a proxy's page) keeps it in progress. A call
+	// under that ID is this call, however the service spells its number.
 	let call: Call | undefined;
 	try {
 		call = await getCall(context, callId);
 	} catch (error) {
-		if (!isNotFound(error)) throw asNodeError(context.getNode(), error);
+		throwIfCancelled(context);
+		if (isNotFound(error) && readable) {
+			letGo(met);
+			return 'again';
+		}
+		call = { id: callId, to: item.body.to } as Call;
 	}
-	// The service holds no such call (404), or under that ID one to another number: nothing of it is
-	// in progress. A number it spells otherwise (not shown in the contract) is the same person's.
-	const digits = (to: unknown) => String(to).replace(/\D/g, '');
-	if (!call || (typeof call.to === 'string' && digits(call.to) !== digits(item.body.to))) {
-		letGo(met);
-		return 'again';
-	}
-	if (hasEnded(call)) callEnded(callId);
+	const ended = surelyEnded(call);
+	if (ended) callEnded(callId);
 	const sameRun = by.placedBy === 'an earlier item of this run';
 	// From attempt 2 the lead's own record replaces the window (skipRecentlyCalled.ts): only a call
 	// in progress stops it here.
 	const withinWindow =
 		item.previousCallId === undefined &&
 		Date.now() - (met.placedAt as number) < item.windowMinutes * 60_000;
-	if (!hasEnded(call) || withinWindow || sameRun) {
+	if (!ended || withinWindow || sameRun) {
 		// An ended call within the window is said as the skip window says it, once the list shows it.
 		const listed =
-			hasEnded(call) && !sameRun
+			ended && !sameRun
 				? await recentlyCalled(context, item.filter, item.windowMinutes)
 				: undefined;
 		const record = listed

@@ -1,3 +1,5 @@
+import { LONGEST_CALL_MS } from '../../../../../shared/callStatus';
+import { canonicalPhoneNumber } from '../../../../../shared/phoneNumber';
 import type { CallLedger, CallRecord } from '../records/callLedger';
 
 /**
@@ -41,13 +43,18 @@ interface Entry extends GateEntry {
 	settle(): void;
 }
 
-/**
- * A placed call is kept this long at most when nobody sees it end: longer than the longest call a
- * voice agent keeps up, so the gate stays small while no call in progress is forgotten.
- */
-const PLACED_KEPT_MS = 4 * 3_600_000;
 /** A call seen to end is kept this long: the time the service's list may take to show it. */
 const ENDED_KEPT_MS = 60_000;
+/**
+ * How long after POST /call landed a call may still be missing from what the service reads back (its
+ * list, or GET /call by ID): until then, not finding it never frees the number.
+ */
+export const READ_LAG_MS = 60_000;
+/**
+ * The most numbers the gate keeps: past it the oldest placed calls are dropped first (the service's list,
+ * read by the skip window, still guards them). About 100 bytes each: memory stays a few MB at most.
+ */
+const MAX_ENTRIES = 50_000;
 /** How often the gate drops what it keeps no longer. */
 const SWEEP_EVERY_MS = 10_000;
 
@@ -63,11 +70,18 @@ let pendingWaits = 0;
 let sweptAt = 0;
 
 /**
- * The gate key: the account as a fingerprint of its Base URL and key (never the key), the caller (the
- * agent's resolved ID, or the From number when From is given by number) and the canonical number.
+ * The gate key: the account as a fingerprint of its Base URL and key (never the key), the caller as the
+ * number the call is placed from (an agent's own number when From names the agent by ID or name, so
+ * both ways of naming one agent meet) and the canonical number called.
  */
 export function gateKey(account: string, caller: string, to: string): string {
 	return `${account}|${caller}>${to}`;
+}
+
+/** The From number in its canonical form when it has one (the service may spell an agent's otherwise). */
+export function callerNumber(from: string): string {
+	const canonical = canonicalPhoneNumber(from);
+	return 'number' in canonical ? canonical.number : from;
 }
 
 function forget(key: string, entry: Entry): void {
@@ -80,7 +94,7 @@ function forget(key: string, entry: Entry): void {
 function expired(entry: Entry, now: number): boolean {
 	if (entry.state !== 'placed') return false;
 	if (entry.endedAt !== undefined) return now - entry.endedAt >= ENDED_KEPT_MS;
-	return now - (entry.placedAt as number) >= PLACED_KEPT_MS;
+	return now - (entry.placedAt as number) >= LONGEST_CALL_MS;
 }
 
 function sweep(now: number): void {
@@ -118,6 +132,7 @@ export function enterGate(key: string, holder: Holder, now: number): GatePass | 
 		settle: () => settle(),
 	};
 	entries.set(key, entry);
+	if (entries.size > MAX_ENTRIES) dropOldestPlaced();
 	return {
 		placing() {
 			if (entry.state === 'deciding') entry.state = 'placing';
@@ -141,6 +156,14 @@ export function enterGate(key: string, holder: Holder, now: number): GatePass | 
 			entry.settle();
 		},
 	};
+}
+
+/** Keeps the gate within MAX_ENTRIES: numbers deciding or being placed are never dropped. */
+function dropOldestPlaced(): void {
+	for (const [key, entry] of entries) {
+		if (entries.size <= MAX_ENTRIES) return;
+		if (entry.state === 'placed') forget(key, entry);
+	}
 }
 
 export const isPass = (met: GatePass | GateEntry): met is GatePass => 'leave' in met;

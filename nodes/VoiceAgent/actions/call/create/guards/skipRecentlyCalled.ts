@@ -2,7 +2,7 @@ import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getCall, newestCall, type CallFilter } from '../../../../../shared/api/calls';
-import { isLive } from '../../../../../shared/callStatus';
+import { isLive, LONGEST_CALL_MS, surelyEnded } from '../../../../../shared/callStatus';
 import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { Call, CallSummary } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
@@ -11,7 +11,7 @@ import { advance, type CallLedger, type CallRecord } from '../records/callLedger
 /** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
 const DEFAULT_WINDOW_MINUTES = 15;
 const FIRST_VERSION = 1.2;
-const FIELD = 'Skip Numbers Called in the Last (Minutes)';
+const FIELD = 'Skip If Called Within (Minutes)';
 
 /** Call → Create's guard against the same call placed by two executions (a re-run, a redelivered event). */
 export const skipRecentlyCalledProperty: INodeProperties = {
@@ -21,14 +21,14 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_WINDOW_MINUTES,
 	description:
-		'Skips a number this agent called less than this many minutes ago, or is still calling, and outputs that call with "skipped": true. Keep it on so a re-run or a redelivered event never phones a person twice. 0: never skip.',
+		'Skips a number this agent called less than this many minutes ago, or is still calling, and outputs that call with "skipped": true. Keep it on so a re-run or a redelivered event never phones a person twice. 0: skip only while a call this n8n process placed to the number is in progress.',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
 /** Shown when the window is off: then a new execution is free to call every number again. */
 export const skipOffNotice: INodeProperties = {
 	displayName:
-		'With 0, nothing stops a new execution from calling a number again: after n8n restarted or a worker crashed in the middle of a list, when an event is delivered twice, or when the workflow is started twice for the same reason. Retry On Fail and Retry execution are still safe. Keep it above the time the longest list takes.',
+		'With 0, a number is called again as soon as its call has ended, and only calls this n8n process placed are seen: after a restart, on another queue-mode worker or once a call ended, a redelivered event or a second start phones the person again. Retry On Fail and Retry execution are still safe. Keep it above the time the longest list takes.',
 	name: 'skipOffNotice',
 	type: 'notice',
 	default: '',
@@ -72,6 +72,10 @@ export function recentCallReason(
 	const notAgain = `so it was not called again (${FIELD}: ${windowMinutes})`;
 	if (isLive(call)) return `${of} is still in progress, ${notAgain}`;
 	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - latestInstantOf(call.created_at));
+	// A status nobody listed, without an end time, may be a call still under way: held for the longest call.
+	if (!surelyEnded(call) && !(ageMs >= LONGEST_CALL_MS)) {
+		return `${of} has the status ${JSON.stringify(call.status)}, which does not say that it ended, ${notAgain}`;
+	}
 	if (Number.isNaN(ageMs)) {
 		return `${of} began at ${JSON.stringify(call.created_at)}, a time that could not be compared with the service's time of answering (${JSON.stringify(serviceDate ?? null)}), ${notAgain}`;
 	}

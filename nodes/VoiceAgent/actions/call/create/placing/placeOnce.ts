@@ -40,7 +40,7 @@ export interface ItemCall {
 	itemIndex: number;
 	/** Max Calls per Run; 0: no limit. */
 	maxCalls: number;
-	/** Skip Numbers Called in the Last (Minutes); 0: off. */
+	/** Skip If Called Within (Minutes); 0: off. */
 	windowMinutes: number;
 	/** The lead's attempt (Call Again), 1 without it: another attempt is another call. */
 	attempt: number;
