@@ -74,6 +74,17 @@ export interface UseSandboxOptions {
 	reset?: boolean;
 }
 
+/**
+ * A reset sandbox is a new service whose call IDs begin again: Call → Create's gate in this test file's
+ * process forgets the calls of the service before it, as a fresh n8n process would (dist/ is built first).
+ */
+function forgetGate(): void {
+	const gate = require('../../dist/nodes/VoiceAgent/actions/call/create/gate/numberGate.js') as {
+		clearGate(): void;
+	};
+	gate.clearGate();
+}
+
 /** The suite's sandbox: started in beforeAll, reset before each test, closed in afterAll. */
 export function useSandbox(
 	options: SandboxOptions = {},
@@ -156,6 +167,7 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 		close: () => sandbox.close(),
 		reset: async () => {
 			await controlOk('POST', '/reset');
+			forgetGate();
 		},
 		seed: (body) => controlOk('POST', '/seed', body),
 		faults: (body) => controlOk('POST', '/faults', body),

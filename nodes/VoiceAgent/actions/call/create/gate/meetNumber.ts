@@ -8,7 +8,7 @@ import type { Call } from '../../../../../shared/types';
 import { oncePerRun } from '../../../../../shared/runCache';
 import { claimSlot, slotOf, type CallLedger, type CallRecord } from '../records/callLedger';
 import { recordCaller } from '../records/caller';
-import { recentlyCalled, type SkippedCall } from '../guards/skipRecentlyCalled';
+import { recentCallReason, recentlyCalled, type SkippedCall } from '../guards/skipRecentlyCalled';
 import { mayHaveBeenPlacedError } from '../placing/placedBefore';
 import type { ItemCall } from '../placing/placeOnce';
 import { callEnded, letGo, READ_LAG_MS, waitForHolder, type GateEntry } from './numberGate';
@@ -150,9 +150,18 @@ export async function meetNumber(
 	// a 2xx without an ID): the agent's newest call to the number, not surely ended, is taken as it; none,
 	// the outcome stays unknown until the list can be trusted to show it, then the number is free.
 	if (met.callId === undefined) {
-		const { call: newest } = await newestCall(context, item.filter);
+		const { call: newest, serviceDate } = await newestCall(context, item.filter);
 		if (newest !== undefined && !surelyEnded(newest)) {
 			const record = { ...holder.record, callId: newest.id, state: 'placed' } as CallRecord;
+			return (await takeOutcome(context, ledger, item, { record, by })) as Call;
+		}
+		// An ended call within the item's skip window is skipped as the window says, whichever call it is.
+		const why =
+			newest && item.previousCallId === undefined
+				? recentCallReason(newest, serviceDate, item.windowMinutes)
+				: undefined;
+		if (newest && why) {
+			const record = { ...holder.record, callId: newest.id, state: 'skipped', why } as CallRecord;
 			return (await takeOutcome(context, ledger, item, { record, by })) as Call;
 		}
 		if (readable) {

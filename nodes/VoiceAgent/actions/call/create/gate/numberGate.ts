@@ -204,6 +204,15 @@ export async function waitForHolder(entry: GateEntry, signal?: AbortSignal): Pro
 	}
 }
 
+/**
+ * Drops every number the gate keeps, as a fresh n8n process starts: for tests that start each case with a
+ * fresh service (whose call IDs begin again), never called by the nodes.
+ */
+export function clearGate(): void {
+	entries.clear();
+	keysByCall.clear();
+}
+
 /** Read-only counters, for tests of bounded memory: the gate's numbers by state, and waits pending. */
 export function gateCounts(): Record<GateState, number> & { waits: number } {
 	const counts = { deciding: 0, placing: 0, placed: 0, waits: pendingWaits };

@@ -21,7 +21,7 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_WINDOW_MINUTES,
 	description:
-		'Skips a number this agent called less than this many minutes ago, or is still calling, and outputs that call with "skipped": true. Keep it on so a re-run or a redelivered event never phones a person twice. 0: skip only while a call this n8n process placed to the number is in progress.',
+		'Skips a number this agent called less than this many minutes ago, or is still calling, and outputs that call with "skipped": true. Keep it on so a re-run or a redelivered event never phones anyone twice. 0: skip only calls still in progress.',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
