@@ -6,7 +6,7 @@ const { ApiError, errorBody } = require('./errors');
 const { isoTime } = require('./records');
 const { handleControl } = require('./control');
 const { readBody, send, errorReply, answer, queryObject } = require('./httpMessages');
-const { proxyErrorPage } = require('./variants');
+const { proxyErrorPage } = require('./answerForms');
 
 /** @typedef {import('./app').SandboxApp} SandboxApp */
 /** @typedef {import('./api').Reply} Reply */

@@ -108,6 +108,18 @@ export async function wire(sandbox: TestSandbox): Promise<WireRequest[]> {
 	}));
 }
 
+/** POST /call answered 2xx, per number: how many times each was phoned. */
+export async function dialsByNumber(sandbox: TestSandbox): Promise<Record<string, number>> {
+	const counts: Record<string, number> = {};
+	for (const request of await wire(sandbox)) {
+		if (request.method !== 'POST' || request.path !== '/call') continue;
+		if (request.status === null || request.status < 200 || request.status >= 300) continue;
+		const to = (request.body as { to: string }).to;
+		counts[to] = (counts[to] ?? 0) + 1;
+	}
+	return counts;
+}
+
 /** "METHOD /path status" of each request, the compact form for order assertions. */
 export async function wireLines(sandbox: TestSandbox): Promise<string[]> {
 	return (await wire(sandbox)).map(

@@ -4,7 +4,7 @@
  * still in progress. Named regressions: every test failed before the fix. Executions run in n8n-core's
  * real engine against the sandbox; its request log counts the calls placed.
  */
-import { createAgent, wire } from '../../support/api.cts';
+import { createAgent, dialsByNumber } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode, type RunNodeOptions } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
@@ -38,17 +38,8 @@ const execution = (
 		...more,
 	});
 
-/** POST /call answered 2xx, per number: how many times each was phoned. */
-async function dialled(): Promise<Record<string, number>> {
-	const counts: Record<string, number> = {};
-	for (const request of await wire(sandbox)) {
-		if (request.method !== 'POST' || request.path !== '/call') continue;
-		if (request.status === null || request.status < 200 || request.status >= 300) continue;
-		const to = (request.body as { to: string }).to;
-		counts[to] = (counts[to] ?? 0) + 1;
-	}
-	return counts;
-}
+/** How many times each number was phoned (POST /call answered 2xx). */
+const dialled = () => dialsByNumber(sandbox);
 
 beforeEach(async () => {
 	await createAgent(sandbox, { name: 'Front Desk' });

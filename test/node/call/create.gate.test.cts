@@ -4,7 +4,7 @@
  * against the sandbox; its request log counts the calls placed. Every test calls numbers of its own: the
  * gate is the process's, and keeps a placed call while it may be in progress.
  */
-import { createAgent, endCall, placeCall, wire } from '../../support/api.cts';
+import { createAgent, endCall, placeCall, dialsByNumber } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode, type RunNodeOptions } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
@@ -35,17 +35,8 @@ function execution(id: string, more: Partial<RunNodeOptions>) {
 	});
 }
 
-/** POST /call answered 2xx, per number: how many times each was phoned. */
-async function dialled(): Promise<Record<string, number>> {
-	const counts: Record<string, number> = {};
-	for (const request of await wire(sandbox)) {
-		if (request.method !== 'POST' || request.path !== '/call') continue;
-		if (request.status === null || request.status < 200 || request.status >= 300) continue;
-		const to = (request.body as { to: string }).to;
-		counts[to] = (counts[to] ?? 0) + 1;
-	}
-	return counts;
-}
+/** How many times each number was phoned (POST /call answered 2xx). */
+const dialled = () => dialsByNumber(sandbox);
 
 const leads = (count: number, first: number) =>
 	Array.from({ length: count }, (_, n) => ({ to: `+1415555${first + n}` }));

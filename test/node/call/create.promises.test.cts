@@ -6,7 +6,7 @@
  * n8n-core's real engine (the tool through n8n-core's own tool invocation) against the sandbox, whose
  * variants switch what the contract leaves open.
  */
-import { allCalls, createAgent, wire, wireLines } from '../../support/api.cts';
+import { allCalls, createAgent, wireLines, dialsByNumber } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode, type NodeRun, type RunNodeOptions } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
@@ -36,17 +36,8 @@ function run(more: Partial<RunNodeOptions>) {
 	});
 }
 
-/** POST /call answered 2xx, per number: how many times each was phoned. */
-async function dialled(): Promise<Record<string, number>> {
-	const counts: Record<string, number> = {};
-	for (const request of await wire(sandbox)) {
-		if (request.method !== 'POST' || request.path !== '/call') continue;
-		if (request.status === null || request.status < 200 || request.status >= 300) continue;
-		const to = (request.body as { to: string }).to;
-		counts[to] = (counts[to] ?? 0) + 1;
-	}
-	return counts;
-}
+/** How many times each number was phoned (POST /call answered 2xx). */
+const dialled = () => dialsByNumber(sandbox);
 
 const credentials = () => ({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl });
 const callLoad = async () => (await sandbox.control('GET', '/call-load')).body.accounts[0];

@@ -6,7 +6,7 @@
  */
 import type { INodeParameters } from 'n8n-workflow';
 
-import { allCalls, createAgent, endCall, placeCall, wire } from '../../support/api.cts';
+import { allCalls, createAgent, endCall, placeCall, dialsByNumber } from '../../support/api.cts';
 import { jumpClock, restoreClock, setClock } from '../../support/clock.cts';
 import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode, type RunNodeOptions } from '../../support/node.cts';
@@ -35,17 +35,8 @@ function execution(id: string, more: Partial<RunNodeOptions>) {
 	});
 }
 
-/** POST /call answered 2xx, per number: how many times each was phoned. */
-async function dialled(): Promise<Record<string, number>> {
-	const counts: Record<string, number> = {};
-	for (const request of await wire(sandbox)) {
-		if (request.method !== 'POST' || request.path !== '/call') continue;
-		if (request.status === null || request.status < 200 || request.status >= 300) continue;
-		const to = (request.body as { to: string }).to;
-		counts[to] = (counts[to] ?? 0) + 1;
-	}
-	return counts;
-}
+/** How many times each number was phoned (POST /call answered 2xx). */
+const dialled = () => dialsByNumber(sandbox);
 
 const SPELLINGS = [{ to: '+44 (0)20 7946 0123' }, { to: '+44 20 7946 0123' }];
 
