@@ -9,6 +9,18 @@ import path from 'node:path';
 import { dialectFor } from './n8n-dialect.mjs';
 import { sleep } from './processes.mjs';
 
+/** n8n's execution statuses (ExecutionStatusList in n8n-workflow). */
+const EVERY_EXECUTION_STATUS = [
+	'canceled',
+	'crashed',
+	'error',
+	'new',
+	'running',
+	'success',
+	'unknown',
+	'waiting',
+];
+
 /**
  * A client for n8n's internal REST API (the editor's), with cookie auth.
  * Every response body is n8n's `{ data: ... }`; methods return the `data`.
@@ -290,13 +302,32 @@ export class N8nRestClient {
 		return data.results ?? data;
 	}
 
-	/** How many executions match (the filter of listExecutions), without listing them. */
+	/**
+	 * How many executions match (the filter of listExecutions), without listing them. Without a
+	 * status n8n counts only finished executions: one still new or running is left out.
+	 */
 	async countExecutions({ workflowId, status } = {}) {
 		const filter = {};
 		if (workflowId !== undefined) filter.workflowId = workflowId;
 		if (status !== undefined) filter.status = Array.isArray(status) ? status : [status];
 		const qs = new URLSearchParams({ limit: '1', filter: JSON.stringify(filter) });
 		return (await this.request('GET', `/rest/executions?${qs}`)).count;
+	}
+
+	/**
+	 * How many executions the workflow has, in every status, once none of them is new or running
+	 * (a queue-mode worker saves an execution after its last node has already reported), or when
+	 * `timeoutMs` has passed.
+	 */
+	async settledExecutionCount(workflowId, { timeoutMs = 60000, intervalMs = 250 } = {}) {
+		const deadline = Date.now() + timeoutMs;
+		while (
+			(await this.countExecutions({ workflowId, status: ['new', 'running'] })) > 0 &&
+			Date.now() < deadline
+		) {
+			await sleep(intervalMs);
+		}
+		return await this.countExecutions({ workflowId, status: EVERY_EXECUTION_STATUS });
 	}
 
 	/**
