@@ -3,11 +3,12 @@
 // panel, opening the Voice Agent node, picking an agent, testing the credential, and listening for a
 // test event on a published workflow; what a builder sees first: the short action names in the node
 // panel, an example's Call → Create at the node's current version (its Settings tab) and a tooltip of its
-// options. Those three screenshots go to docs/images/ (JPEG: n8n-node build would copy a PNG into dist/,
-// which is published), where the README and docs/voice-agent-node.md show them. One n8n start for the whole suite. When a check fails,
+// options. Those three screenshots go to test/e2e/screenshots/docs/, and with UPDATE_DOC_IMAGES=1 to
+// docs/images/ (JPEG: n8n-node build would copy a PNG into dist/, which is published), where the README
+// and docs/voice-agent-node.md show them: a plain run leaves the tree as it was. One n8n start for the whole suite. When a check fails,
 // a screenshot of the page goes to test/e2e/screenshots/ and the error names the file.
 import assert from 'node:assert/strict';
-import { readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -33,8 +34,11 @@ const require = createRequire(import.meta.url);
 const { startSandbox } = require('../../sandbox/index.js');
 
 const SCREENSHOTS = path.join(ROOT, 'test', 'e2e', 'screenshots');
-/** Where the README's screenshots of the editor go, and how large each may be. */
-const DOC_IMAGES = path.join(ROOT, 'docs', 'images');
+/** Where the README's screenshots of the editor go (docs/images/ only when asked), and how large each may be. */
+const DOC_IMAGES =
+	process.env.UPDATE_DOC_IMAGES === '1'
+		? path.join(ROOT, 'docs', 'images')
+		: path.join(SCREENSHOTS, 'docs');
 const MAX_IMAGE_BYTES = 200 * 1024;
 /** The example a newcomer opens first, and its Call → Create node. */
 const LIST_EXAMPLE = 'call-a-list-of-leads';
@@ -170,14 +174,15 @@ after(async () => {
 	setup?.remove();
 });
 
-/** Saves what the page shows as docs/images/<name>.jpg, for the README; small enough to keep in git. */
+/** Saves what the page shows as <name>.jpg in DOC_IMAGES, for the README; small enough to keep in git. */
 async function docImage(name) {
+	mkdirSync(DOC_IMAGES, { recursive: true });
 	const file = path.join(DOC_IMAGES, `${name}.jpg`);
 	await page.mouse.move(0, 0);
 	await page.screenshot({ path: file, type: 'jpeg', quality: 70 });
 	const bytes = statSync(file).size;
 	assert.ok(bytes <= MAX_IMAGE_BYTES, `${name}.jpg has ${bytes} bytes`);
-	log(`docs/images/${name}.jpg (${Math.round(bytes / 1024)} KB)`);
+	log(`${path.relative(ROOT, file)} (${Math.round(bytes / 1024)} KB)`);
 }
 
 /** Types a term into the node panel's search, as a user does. */
