@@ -8,7 +8,7 @@ import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 import { jumpClock, restoreClock, setClock } from '../../support/clock.cts';
-import { waitFor } from '../../support/wait.cts';
+import { sleep, waitFor } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 60_000 });
 
@@ -173,6 +173,60 @@ describe('two executions at once', () => {
 			'+14155550101',
 			'+14155550102',
 		]);
+	});
+
+	test("a number called from elsewhere while this execution waited for the node's slot (1.4, Calls at Once 1) is not dialled", async () => {
+		const agent = await createAgent(sandbox, { name: 'Front Desk' });
+		await sandbox.clearRequests();
+		const parameters = {
+			resource: 'call',
+			operation: 'create',
+			from: rl(agent.id),
+			to: '={{ $json.phone }}',
+			options: { callsAtOnce: 1, waitForEnd: true, maxWaitMinutes: 1, firstCheckSeconds: 1 },
+		};
+		const execution = (executionId: string, phone: string) =>
+			runNode({
+				parameters,
+				credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
+				typeVersion: 1.4,
+				input: [{ phone }],
+				executionId,
+			});
+		const first = execution('execution-a', '+14155550111');
+		const [firstCall] = await waitFor('the first call', async () => {
+			const calls = await allCalls(sandbox);
+			return calls.length === 1 ? calls : undefined;
+		});
+		const second = execution('execution-b', '+14155550112');
+		await waitFor("the second execution's look-up", async () =>
+			(await wire(sandbox)).some(
+				(request) =>
+					request.method === 'GET' && JSON.stringify(request.query).includes('14155550112'),
+			)
+				? true
+				: undefined,
+		);
+		await sleep(1_200); // the look-up is no longer fresh when the slot frees
+		const other = await placeCall(sandbox, agent, { to: '+14155550112' });
+		await endCall(sandbox, firstCall.id);
+		let decided = false;
+		void second.then(() => (decided = true));
+		const calls = await waitFor('the second execution to skip or dial', async () => {
+			const now = await allCalls(sandbox);
+			return decided || now.length > 2 ? now : undefined;
+		});
+
+		expect(calls.map((call) => call.client_number).sort()).toEqual([
+			'+14155550111',
+			'+14155550112',
+		]);
+		expect(jsonOf(await first)[0]).toMatchObject({ outcome: 'ended' });
+		expect(jsonOf(await second)[0]).toMatchObject({
+			outcome: 'skipped',
+			id: other.id,
+			skipped: true,
+		});
 	});
 });
 

@@ -90,8 +90,9 @@ export function recentCallReason(
 export type SkippedCall = Call & { skipped: true; skipReason: string; ownAttempt?: true };
 
 /**
- * Thrown from just before POST /call when a look again, after a wait for the pace, finds that the number
- * was called meanwhile (another execution): the item outputs that call as skipped, nothing is sent.
+ * Thrown from just before POST /call when a look again (the last look being a second old or more) finds
+ * that the number was called meanwhile (another execution): the item outputs that call as skipped, nothing
+ * is sent.
  */
 export class CallFoundMeanwhile extends NodeOperationError {
 	constructor(

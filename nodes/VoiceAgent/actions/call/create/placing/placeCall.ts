@@ -23,12 +23,9 @@ interface PlaceRequest {
 	filter: CallFilter;
 	itemIndex: number;
 	hours?: ItemHours;
-	/** Looks again whether the number was called meanwhile: done after a wait for the pace. */
+	/** Looks again whether the number was called meanwhile, when the last look is not fresh. */
 	recheck?: () => Promise<SkippedCall | undefined>;
 }
-
-/** A wait for the pace this long lets another execution call the number: look again before sending. */
-const RECHECK_AFTER_WAIT_MS = 1_000;
 
 /** How many of the latest calls to the number are remembered before dialling. */
 const RECENT_CALLS = 20;
@@ -91,8 +88,8 @@ type SendingObserver = RequestObserver & { readonly refused: boolean };
 
 /**
  * The record goes to `sent` the moment POST /call goes out, after any wait for the pace. Nothing goes out
- * when, after a wait of a second or more, another execution turns out to have called the number
- * meanwhile, or when Calling Hours closed during the wait (a refused earlier attempt sent nothing).
+ * when the number turns out to have been called meanwhile (looked up again unless the last look is
+ * fresh), or when Calling Hours closed during the wait (a refused earlier attempt sent nothing).
  */
 function sendingObserver(
 	record: CallRecord,
@@ -107,9 +104,8 @@ function sendingObserver(
 			return refused;
 		},
 		beforeAttempt: async () => {
-			const waitFrom = Date.now();
 			await pace?.beforeAttempt?.();
-			if (recheck && record.state === 'claimed' && Date.now() - waitFrom >= RECHECK_AFTER_WAIT_MS) {
+			if (recheck && record.state === 'claimed') {
 				const found = await recheck();
 				if (found) throw new CallFoundMeanwhile(node, found);
 			}

@@ -54,13 +54,20 @@ export interface ItemCall {
 	hourBudget?: HourBudget;
 }
 
-/** Looks again whether the number was called meanwhile (the skip window, or the attempt placed). */
+/**
+ * Looks again whether the number was called meanwhile (the skip window, or the attempt placed), when
+ * the last look is a second old or more: called just before sending, after any wait for a slot or the
+ * pace, so a call placed elsewhere while this item waited is found, however the wait came about.
+ */
 export type Recheck = () => Promise<SkippedCall | undefined>;
+
+/** A look-up older than this may have missed a call another process placed meanwhile. */
+const LOOK_UP_FRESH_MS = 1_000;
 
 /**
  * Sends POST /call once for the item, moving its record forward (placeCall.ts), after any wait for a
- * slot; `recheck` is for just before sending, after a wait for the pace. `placing` marks the number's
- * state in the gate once the waits are over.
+ * slot; `recheck` is for just before sending. `placing` marks the number's state in the gate once the
+ * waits are over.
  */
 type Place = (
 	record: CallRecord,
@@ -194,8 +201,10 @@ async function decideAndPlace(
 		if (numberKey !== undefined)
 			runRecords(ledger).set(numberKey, { record, itemIndex: item.itemIndex });
 		const { previousCallId } = item;
-		const recheck: Recheck = async () =>
-			previousCallId
+		let lookedUpAt = 0;
+		const lookUp = async () => {
+			lookedUpAt = Date.now();
+			return previousCallId
 				? await attemptPlacedAlready(context, item.filter, {
 						attempt: item.attempt,
 						previousCallId,
@@ -204,8 +213,11 @@ async function decideAndPlace(
 							placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
 					})
 				: await recentlyCalled(context, item.filter, item.windowMinutes);
+		};
+		const recheck: Recheck = async () =>
+			Date.now() - lookedUpAt >= LOOK_UP_FRESH_MS ? await lookUp() : undefined;
 		// The number's own earlier call is found before the hour's budget is charged.
-		const recent = await recheck();
+		const recent = await lookUp();
 		if (recent) {
 			recordFound(record, recent);
 			land();
