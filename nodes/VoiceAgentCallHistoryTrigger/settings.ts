@@ -5,6 +5,7 @@ import { CREDENTIAL_TYPE } from '../shared/credential';
 import { labelsByName } from '../shared/fields';
 import { readCallFilter } from '../shared/parameters/callFilter';
 import { readTranscriptFormat, type TranscriptFormat } from '../shared/parameters/transcriptFormat';
+import { latestInstantOf } from '../shared/serviceTime';
 import type { CallSummary } from '../shared/types';
 import { InputValidator } from '../shared/validation';
 
@@ -176,10 +177,13 @@ export function startOfLastDays(days: number, now: number = Date.now()): number 
 /**
  * Whether a call was created before the start of Last Days: the one place the trigger compares n8n's
  * clock with a timestamp of the service, so differing clocks only move the edge of a one-time backfill.
+ * A time without a zone is read as late as it can be (serviceTime.ts), so the edge never drops a call
+ * whatever zone the service meant; a date in another form is read as JavaScript reads it.
  */
 export function createdBefore(cutoff: number) {
 	return (call: CallSummary): boolean => {
-		const created = Date.parse(String(call.created_at));
+		const latest = latestInstantOf(call.created_at);
+		const created = Number.isNaN(latest) ? Date.parse(String(call.created_at)) : latest;
 		return Number.isFinite(created) && created < cutoff;
 	};
 }
