@@ -107,17 +107,20 @@ export async function takeOutcome(
 	return { ...call, skipped: true, skipReason };
 }
 
-/** The run's earlier item with the number, if it decided: its outcome, or undefined (none, or nothing placed). */
-export async function earlierInRun(
+/**
+ * The run's earlier item with the number, if it decided: its outcome to take, or undefined (none, or
+ * nothing placed), told without awaiting so that the caller's checks and its gate entry stay one step.
+ */
+export function earlierInRun(
 	context: IExecuteFunctions,
 	ledger: CallLedger,
 	item: ItemCall,
 	numberKey: string | undefined,
-): Promise<Call | SkippedCall | undefined> {
+): Promise<Call | SkippedCall | undefined> | undefined {
 	const first = numberKey === undefined ? undefined : runRecords(ledger).get(numberKey);
 	if (!first || ['claimed', 'sent', 'notSent'].includes(first.record.state)) return undefined;
 	const by = earlierItem(item.body.to, first.itemIndex);
-	return await takeOutcome(context, ledger, item, { record: first.record, by });
+	return takeOutcome(context, ledger, item, { record: first.record, by });
 }
 
 /**

@@ -134,8 +134,9 @@ export async function placeOnce(
 		if (earlier && 'placed' in earlier) return await placedBefore(context, item, earlier.placed);
 		if (earlier)
 			throw mayHaveBeenPlacedError(context, item, earlier.unknown, 'an earlier run of this node');
-		const inRun = await earlierInRun(context, ledger, item, numberKey);
-		if (inRun) return inRun;
+		const inRun = earlierInRun(context, ledger, item, numberKey);
+		const taken = inRun && (await inRun);
+		if (taken) return taken;
 		const record: CallRecord = {
 			...recordCaller(item.caller),
 			to: item.body.to,
