@@ -26,6 +26,7 @@ import { propertyParameters, propertyTimeout } from '../../support/properties.ct
 import { useSchedulingProxy } from '../../support/proxy.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 import { toolExecution } from '../../support/toolUse.cts';
+import { waitFor } from '../../support/wait.cts';
 
 // Calls of 800 ms: awaited calls end within the property's Max Wait, and overlap each other.
 const sandbox = useSandbox({ callDurationMs: 800 });
@@ -114,6 +115,13 @@ describe('executions of one process at the same moment, in any order of requests
 					const agent = await createAgent(sandbox, { name: `Desk ${++runs}` });
 					await sandbox.variants({ create_answer: run.answer as 'call' });
 					await sandbox.faults(run.postFault ?? {});
+					// Calls at Once is checked on the account's calls in progress: an earlier run's calls
+					// (800 ms each) end first, or they would count as this run's (seed -830394900 found it).
+					await waitFor("the earlier runs' calls to end", async () =>
+						(await sandbox.control('GET', '/call-load')).body.accounts[0].in_progress === 0
+							? true
+							: undefined,
+					);
 					await sandbox.control('DELETE', '/call-load');
 					proxy.use(run.scheduler);
 					await run.scheduler.waitFor(
