@@ -5,7 +5,7 @@
  * several executions in n8n-core's real engine at the same time, each with its own execution ID and
  * context, against the sandbox; its request log counts the calls placed.
  */
-import { createAgent, endCall, placeCall, wire } from '../../support/api.cts';
+import { createAgent, dialsByNumber, endCall, placeCall, wire } from '../../support/api.cts';
 import { restoreClock, jumpClock, setClock } from '../../support/clock.cts';
 import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode, type NodeRun, type RunNodeOptions } from '../../support/node.cts';
@@ -42,16 +42,7 @@ function execution(id: string, more: Partial<RunNodeOptions>, of: TestSandbox = 
 }
 
 /** POST /call answered 2xx, per number: how many times each was phoned. */
-async function dialled(of: TestSandbox = sandbox): Promise<Record<string, number>> {
-	const counts: Record<string, number> = {};
-	for (const request of await wire(of)) {
-		if (request.method !== 'POST' || request.path !== '/call') continue;
-		if (request.status === null || request.status < 200 || request.status >= 300) continue;
-		const to = (request.body as { to: string }).to;
-		counts[to] = (counts[to] ?? 0) + 1;
-	}
-	return counts;
-}
+const dialled = (of: TestSandbox = sandbox) => dialsByNumber(of);
 
 const leads = (count: number, first = 1001) =>
 	Array.from({ length: count }, (_, n) => ({ to: `+1415555${first + n}` }));

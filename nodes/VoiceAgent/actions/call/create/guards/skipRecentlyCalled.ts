@@ -21,7 +21,7 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_WINDOW_MINUTES,
 	description:
-		'Skips a number this agent called less than this many minutes ago, or is still calling, and outputs that call with "skipped": true. Keep it on so a re-run or a redelivered event never phones anyone twice. 0: skip only calls still in progress.',
+		'Skips a number this agent called within this many minutes, or is still calling, and outputs that call with "skipped": true. Keep it on so re-runs and repeated events never phone anyone twice. 0: skips only calls this n8n process placed, while in progress.',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
