@@ -9,18 +9,6 @@ import path from 'node:path';
 import { dialectFor } from './n8n-dialect.mjs';
 import { sleep } from './processes.mjs';
 
-/** n8n's execution statuses (ExecutionStatusList in n8n-workflow). */
-const EVERY_EXECUTION_STATUS = [
-	'canceled',
-	'crashed',
-	'error',
-	'new',
-	'running',
-	'success',
-	'unknown',
-	'waiting',
-];
-
 /**
  * A client for n8n's internal REST API (the editor's), with cookie auth.
  * Every response body is n8n's `{ data: ... }`; methods return the `data`.
@@ -327,7 +315,10 @@ export class N8nRestClient {
 		) {
 			await sleep(intervalMs);
 		}
-		return await this.countExecutions({ workflowId, status: EVERY_EXECUTION_STATUS });
+		// Every status the runtime's n8n knows, from its own n8n-workflow.
+		const require = createRequire(path.join(this.runtime.n8nDir, 'package.json'));
+		const { ExecutionStatusList } = require('n8n-workflow');
+		return await this.countExecutions({ workflowId, status: ExecutionStatusList });
 	}
 
 	/**
