@@ -30,7 +30,7 @@ export class VoiceAgentTrigger implements INodeType {
 			'={{ ($parameter["events"] || []).map(event => ({"call_started": "Call Started", "call_ended": "Call Ended", "tool_call": "Tool Call"})[event] || event).join(", ") }}',
 		// n8n's node panel merges this trigger and the Voice Agent node into one entry, described by this text.
 		description:
-			'Voice agents and their phone calls: start a workflow when a call starts or ends, or when the agent calls a tool',
+			'Voice agents and their phone calls: place real phone calls and read transcripts; start a workflow when a call starts or ends, or when the agent calls a tool',
 		defaults: { name: 'Voice Agent Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -49,7 +49,7 @@ export class VoiceAgentTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'An agent has one webhook: while this workflow is published, or listening for a test event, the agent sends its events here. Unpublishing the workflow puts the previous webhook back.',
+					"Starts the workflow the moment an agent's call starts or ends, or it calls a tool. The agent has one webhook: while this workflow is published or listens for a test event, its events come here; unpublishing puts the previous webhook back. For a scheduled export or report of calls, use the Voice Agent Call History Trigger.",
 				name: 'notice',
 				type: 'notice',
 				default: '',

@@ -82,7 +82,7 @@ describe('Call: Get Many', () => {
 			{ label: '100 (the maximum)', bound: 100, limit: 250, option: 100, latencyMs: 1000 },
 			{ label: 'not set (default 50)', bound: 50, limit: 130, option: undefined, latencyMs: 500 },
 		])(
-			'Max Transcript Requests in Parallel $label: never more GET /call requests in flight than that, and it gets there',
+			'Max Requests in Parallel $label: never more GET /call requests in flight than that, and it gets there',
 			async ({ bound, limit, option, latencyMs }) => {
 				await sandbox.seed({ agents: 1, calls: limit });
 				// Each GET /call takes far longer than starting the next ones, even a hundred of them on a busy machine, so

@@ -171,7 +171,7 @@ describe('no live call with the number', () => {
 		const run = await runWith(sandbox, setContextOfLiveCall({ clientNumber: '555-0123' }));
 
 		expect(run.error?.message).toBe(
-			'Client Number must be a phone number in E.164 form, like +14155550123 (got "555-0123") [item 0]',
+			'Client Number must start with + and the country code, like +1 415 555 0123 (got "555-0123") [item 0]',
 		);
 		expect(await wire(sandbox)).toEqual([]);
 	});

@@ -296,7 +296,7 @@ describe('filters', () => {
 		const trigger = await start({ filters: { clientNumber: '555-0100' } });
 
 		await expect(trigger.activate()).rejects.toThrow(
-			'Client Number must be a phone number in E.164 form, like +14155550123 (got "555-0100")',
+			'Client Number must start with + and the country code, like +1 415 555 0123 (got "555-0100")',
 		);
 	});
 

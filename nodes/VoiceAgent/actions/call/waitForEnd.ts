@@ -9,13 +9,18 @@ import { BACKOFF_FACTOR, MAX_INTERVAL_S, WaitSchedule } from './waitSchedule';
 
 const whileWaiting = { show: { waitForEnd: [true] } };
 
-/** The options of Call → Create and Call → Get that make the node wait for the call's outcome. */
+/**
+ * The options of Call → Create and Call → Get that make the node wait for the call's outcome. Wait for
+ * the Call to End is on when a builder adds it (the editor adds an option at its default). A node saved
+ * without it does not wait: n8n fills no default into an option that was never added, and keeps one
+ * that was turned off as false, so saved workflows keep what they did.
+ */
 export const waitForEndOptions: INodeProperties[] = [
 	{
 		displayName: 'Wait for the Call to End',
 		name: 'waitForEnd',
 		type: 'boolean',
-		default: false,
+		default: true,
 		description:
 			'Whether to wait until the call has ended and output it in full (status, duration, transcript), with "ended": true. The node checks the call every few seconds, less often as time goes on (at most every 30 seconds).',
 	},
@@ -41,6 +46,7 @@ export const waitForEndOptions: INodeProperties[] = [
 			{ name: 'Fail', value: 'fail', description: 'An error for the item' },
 		],
 		default: 'output',
+		description: 'What the item gets when the call has not ended within Max Wait',
 		displayOptions: whileWaiting,
 	},
 	{

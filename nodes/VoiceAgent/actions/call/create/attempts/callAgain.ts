@@ -9,10 +9,10 @@ const MAX_ATTEMPTS = 5;
 const FIELD = 'Call Again When the Call Fails';
 const LABELS = {
 	attempts: `${FIELD} → Attempts`,
-	minutesBetween: `${FIELD} → Minutes Between Attempts`,
+	minutesBetween: `${FIELD} → Minutes Apart`,
 	successStatuses: `${FIELD} → Success Statuses`,
-	attempt: `${FIELD} → Lead's Attempt Number`,
-	previousCallId: `${FIELD} → Previous Attempt's Call ID`,
+	attempt: `${FIELD} → Attempt Number`,
+	previousCallId: `${FIELD} → Previous Call ID`,
 };
 
 /** Call → Create → Options → Call Again When the Call Fails. */
@@ -31,6 +31,14 @@ export const callAgainOption: INodeProperties = {
 			name: 'settings',
 			values: [
 				{
+					displayName: 'Attempt Number',
+					name: 'attempt',
+					type: 'string',
+					default: '={{ $json.attempt || 1 }}',
+					description:
+						'Which attempt this item is, as the lead keeps it (1 for a new lead). Running the workflow again never places an attempt twice.',
+				},
+				{
 					displayName: 'Attempts',
 					name: 'attempts',
 					type: 'number',
@@ -39,29 +47,21 @@ export const callAgainOption: INodeProperties = {
 					description: `How many calls a lead gets at most, the first included (1: never again; at most ${MAX_ATTEMPTS})`,
 				},
 				{
-					displayName: "Lead's Attempt Number",
-					name: 'attempt',
-					type: 'string',
-					default: '={{ $json.attempt || 1 }}',
-					description:
-						'Which attempt this item is, as the lead keeps it (1 for a new lead). A re-run of an attempt is never placed twice; the next attempt is never taken for a re-run.',
-				},
-				{
-					displayName: 'Minutes Between Attempts',
+					displayName: 'Minutes Apart',
 					name: 'minutesBetween',
 					type: 'number',
 					typeOptions: { minValue: 0 },
 					default: 60,
 					description:
-						'How long after a failed call the next attempt is due; outside Calling Hours it moves to the next window',
+						'How many minutes after a failed call the next attempt is due; outside Calling Hours it moves to the start of the next window',
 				},
 				{
-					displayName: "Previous Attempt's Call ID",
+					displayName: 'Previous Call ID',
 					name: 'previousCallId',
 					type: 'string',
 					default: '={{ $json.call_id }}',
 					description:
-						"From attempt 2 on: the ID of the last attempt's call, as the lead keeps it. The attempt is placed only while that call is still the agent's newest to the number: a newer one means this attempt was placed already.",
+						"From attempt 2 on: the ID of the lead's previous call, as the lead keeps it. If the number was called since, the attempt is not placed again.",
 				},
 				{
 					displayName: 'Success Statuses',
@@ -69,7 +69,7 @@ export const callAgainOption: INodeProperties = {
 					type: 'string',
 					default: 'completed',
 					description:
-						'End statuses that count as reached, separated by commas; every other end status is a failure (the service does not publish its full set)',
+						'End statuses that count as reached, separated by commas; a call that ends with any other status gets another attempt while any are left',
 				},
 			],
 		},

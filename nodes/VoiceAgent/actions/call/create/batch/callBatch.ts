@@ -43,7 +43,7 @@ export const batchOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CALLS_AT_ONCE },
 		default: 1,
-		description: `How many calls this node places at the same time (1 to ${MAX_CALLS_AT_ONCE}). Keep 1 to call a list one lead after another; raise it to finish a long list sooner. From node version 1.4, runs of this node at the same time share it.`,
+		description: `How many calls this node places at the same time (1 to ${MAX_CALLS_AT_ONCE}). Keep 1 to call a list one lead after another; raise it to finish a long list sooner.`,
 	},
 	{
 		displayName: 'Max New Calls per Minute',
@@ -52,7 +52,7 @@ export const batchOptions: INodeProperties[] = [
 		typeOptions: { minValue: 0, maxValue: MAX_CALLS_PER_MINUTE },
 		default: 0,
 		description:
-			'The most new calls this node starts in any minute (0: no limit). Set it when your plan or the people answering need an even pace. From node version 1.4 all runs of this node share it; the docs give the exact rules.',
+			'The most new calls this node starts in any minute (0: no limit). Set it when your plan or the people answering need an even pace.',
 	},
 	slotHoldOption,
 ];

@@ -21,14 +21,14 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_WINDOW_MINUTES,
 	description:
-		'Skips a number this agent called within this many minutes, or is still calling, and outputs that call with "skipped": true. Keep it on so re-runs and repeated events never phone anyone twice. 0: skips only calls this n8n process placed, while in progress.',
+		'Skips a number this agent called within this many minutes, or is still calling, and outputs that call with "skipped": true. Keep it above 0 so that running the workflow again, or an event that comes twice, never phones anyone twice.',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
 /** Shown when the window is off: then a new execution is free to call every number again. */
 export const skipOffNotice: INodeProperties = {
 	displayName:
-		'With 0, a number is called again as soon as its call has ended, and only calls this n8n process placed are seen: after a restart, on another queue-mode worker or once a call ended, a redelivered event or a second start phones the person again. Retry On Fail and Retry execution are still safe. Keep it above the time the longest list takes.',
+		'With 0, an event that comes twice or a second start of the workflow can phone the same person again. Retry On Fail and retrying an execution stay safe. To skip recent calls, set a number of minutes longer than your longest list takes.',
 	name: 'skipOffNotice',
 	type: 'notice',
 	default: '',
