@@ -277,7 +277,8 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 	});
 
 	// The export example starts with the Call History Trigger, which `n8n execute` passes through without
-	// polling: callHistory.e2e.test.mjs runs it published. Its "Run now" branch is this Get Many.
+	// polling: callHistory.e2e.test.mjs runs it published, the browser suite from the editor's button. Its
+	// branch for a run from the editor is this Get Many (then only the calls that ended).
 	test('an export on demand: Get Many with Include Transcripts, Transcript Format Text', async () => {
 		const { calls } = await sandboxCall('GET', '/calls?limit=100');
 		const run = await runWorkflow(
