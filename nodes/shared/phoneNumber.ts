@@ -65,11 +65,15 @@ export function countryCodeAdvice(value: unknown): string | undefined {
 	if (digits.length < 7 || digits.length > 17) return undefined;
 	if (digits.startsWith('00'))
 		return `must start with + in place of 00, like "+${digits.slice(2)}"`;
-	// Ten digits shaped like a North American number: area code and exchange do not start with 0 or 1.
-	const northAmerican = /^([2-9]\d\d)([2-9]\d\d)(\d{4})$/.exec(digits);
+	// Ten digits shaped like a North American number (area code and exchange do not start with 0 or 1),
+	// or eleven with its country code 1 in front.
+	const northAmerican = /^(1?)([2-9]\d\d)([2-9]\d\d)(\d{4})$/.exec(digits);
 	if (northAmerican) {
-		const [, area, exchange, line] = northAmerican;
-		return `must start with + and the country code: "+1 ${area} ${exchange} ${line}" for the US or Canada`;
+		const [, one, area, exchange, line] = northAmerican;
+		const written = `"+1 ${area} ${exchange} ${line}"`;
+		return one
+			? `must start with +: ${written}`
+			: `must start with + and the country code: ${written} for the US or Canada`;
 	}
 	if (digits.startsWith('0')) {
 		return 'must start with + and the country code, without the leading 0 (in the UK, 020 7946 0123 is +44 20 7946 0123)';

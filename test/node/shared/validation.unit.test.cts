@@ -76,7 +76,10 @@ describe('a number written without its country code: the error says how to write
 			'must start with + and the country code, without the leading 0 (in the UK, 020 7946 0123 is +44 20 7946 0123)',
 		],
 		['555-0123', 'must start with + and the country code, like +1 415 555 0123'],
-		['14155550123', 'must start with + and the country code, like +1 415 555 0123'],
+		// Its country code 1 typed, the + left out.
+		['1 415 555 0123', 'must start with +: "+1 415 555 0123"'],
+		// Too few digits to be a number: the plain rule.
+		['12345', 'must be a phone number in E.164 form, like +14155550123'],
 	])('%j', (value, rule) => {
 		expect(errorOf(() => validate.e164(value, 'To')).message).toBe(
 			`To ${rule} (got ${JSON.stringify(value)}) [item 3]`,
