@@ -26,7 +26,13 @@ const warnings = useWarnings();
 
 /** What POST /agent takes of an agent as the service answers it: every field but its id, number and times. */
 function upsertFieldsOf(agent: Record<string, unknown>): Record<string, unknown> {
-	const { id: _id, phone_number: _number, created_at: _created, updated_at: _updated, ...fields } = agent;
+	const {
+		id: _id,
+		phone_number: _number,
+		created_at: _created,
+		updated_at: _updated,
+		...fields
+	} = agent;
 	return fields;
 }
 
