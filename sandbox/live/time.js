@@ -59,9 +59,10 @@ function parseTime(text) {
 		match;
 	const ms = Date.UTC(+year, +month - 1, +day, +hour, +minute, +second);
 	const check = new Date(ms);
-	if (!Number.isFinite(ms) || check.getUTCDate() !== +day || check.getUTCHours() !== +hour) {
-		return undefined;
-	}
+	const fields = [check.getUTCMonth() + 1, check.getUTCDate(), check.getUTCHours()];
+	const given = [+month, +day, +hour];
+	if (!Number.isFinite(ms) || fields.some((field, i) => field !== given[i])) return undefined;
+	if (+minute > 59 || +second > 59) return undefined;
 	const zoneMatch = /^([+-])(\d{2}):?(\d{2})?$/.exec(zone);
 	const offsetMinutes = zoneMatch
 		? (zoneMatch[1] === '-' ? -1 : 1) * (+zoneMatch[2] * 60 + +(zoneMatch[3] ?? 0))
