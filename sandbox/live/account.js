@@ -147,7 +147,11 @@ class LiveAccount {
 			const indexes = [indexFor(this.callsByAgent, call.row.agent_id)];
 			if (call.row.client_number !== '')
 				indexes.push(indexFor(this.callsByClient, call.row.client_number));
-			for (const index of indexes) batches.set(index, [...(batches.get(index) ?? []), call]);
+			for (const index of indexes) {
+				const batch = batches.get(index);
+				if (batch) batch.push(call);
+				else batches.set(index, [call]);
+			}
 		}
 		for (const [index, batch] of batches) index.insertMany(batch);
 	}
