@@ -11,7 +11,10 @@ import { callListFilters } from '../shared/parameters/callFilter';
 import { optionsCollection } from '../shared/parameters/collections';
 import { credentialTest, listSearch } from '../shared/methods';
 import { startNewRun } from '../shared/runCache';
-import { transcriptFormatOption } from '../shared/parameters/transcriptFormat';
+import {
+	systemMessagesOption,
+	transcriptFormatOption,
+} from '../shared/parameters/transcriptFormat';
 import { pollCallHistory } from './poll';
 import {
 	endStatusesOption,
@@ -54,6 +57,7 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 				maxCallsPerPollOption,
 				endStatusesOption,
 				transcriptFormatOption({ displayOptions: { show: { '/event': ['callEnded'] } } }),
+				{ ...systemMessagesOption, displayOptions: { show: { '/event': ['callEnded'] } } },
 			]),
 		],
 	};

@@ -62,7 +62,9 @@ export async function readEndedCalls(
 		if (!call) return;
 		if (!hasEnded(call)) pending.add(id);
 		else if (wanted(settings, call)) {
-			const item = withTranscriptFormat(call, settings.transcriptFormat);
+			const item = withTranscriptFormat(call, settings.transcriptFormat, {
+				systemMessages: settings.systemMessages,
+			});
 			ended.set(id, withDedupeKey(item, 'call_ended'));
 		}
 	});

@@ -4,7 +4,11 @@ import type { CallFilter } from '../shared/api/calls';
 import { CREDENTIAL_TYPE } from '../shared/credential';
 import { labelsByName } from '../shared/fields';
 import { readCallFilter } from '../shared/parameters/callFilter';
-import { readTranscriptFormat, type TranscriptFormat } from '../shared/parameters/transcriptFormat';
+import {
+	readSystemMessages,
+	readTranscriptFormat,
+	type TranscriptFormat,
+} from '../shared/parameters/transcriptFormat';
 import { latestInstantOf } from '../shared/serviceTime';
 import type { CallSummary } from '../shared/types';
 import { InputValidator } from '../shared/validation';
@@ -114,6 +118,8 @@ export interface TriggerSettings {
 	startFrom: StartFrom;
 	days: number;
 	transcriptFormat: TranscriptFormat;
+	/** Include System Messages: the transcript's system messages output as `system_messages`. */
+	systemMessages: boolean;
 	/** The most new calls a poll takes from the list. */
 	maxCallsPerPoll: number;
 	/** Call Ended: the end statuses to output (trimmed, lower case); empty: every end status. */
@@ -163,7 +169,11 @@ export async function readSettings(context: IPollFunctions): Promise<TriggerSett
 	);
 	const credentialId = context.getNode().credentials?.[CREDENTIAL_TYPE]?.id ?? null;
 	const scope = JSON.stringify({ event, ...filter, credentialId });
-	return { event, filter, startFrom, days, transcriptFormat, maxCallsPerPoll, endStatuses, scope };
+	const systemMessages = readSystemMessages(options);
+	return {
+		...{ event, filter, startFrom, days, transcriptFormat, systemMessages },
+		...{ maxCallsPerPoll, endStatuses, scope },
+	};
 }
 
 /** A status as End Statuses compares it: as given, without surrounding spaces or case. */

@@ -48,6 +48,9 @@ export async function fetchTestEvent(context: IPollFunctions): Promise<INodeExec
 					withTranscriptFormat(
 						await getCall(context, found.id, EDITOR_WAIT),
 						settings.transcriptFormat,
+						{
+							systemMessages: settings.systemMessages,
+						},
 					),
 					'call_ended',
 				);

@@ -37,13 +37,16 @@ async function agentIdOf(context: IHookFunctions): Promise<string> {
 	});
 }
 
-/** Only one field is sent, so the upsert leaves the rest of the agent as it is. */
+/**
+ * Only the webhook changes: the rest of the agent is sent back as the service holds it (a service that
+ * replaces a whole agent on update, as the live one does, would wipe it otherwise).
+ */
 async function setAgentWebhook(
 	context: IHookFunctions,
 	agent: Agent,
 	webhook: string,
 ): Promise<void> {
-	await upsertAgent(context, { name: agent.name, webhook }, ACTIVATION);
+	await upsertAgent(context, { name: agent.name, webhook }, { ...ACTIVATION, current: agent });
 }
 
 /** A URL without its query and fragment. */

@@ -7,6 +7,39 @@
  */
 
 /**
+ * The statuses the nodes give a call whose service writes none (the live service: `in_progress` and
+ * `ended_at` only). A call there rings before it connects, and one that never connects looks like one
+ * still ringing for ever: past `NEVER_CONNECTED_AFTER_MS` by the service's own clock it is taken as never
+ * connected, an end.
+ */
+export const RINGING = 'ringing';
+export const NOT_CONNECTED = 'not_connected';
+const IN_PROGRESS = 'in_progress';
+const COMPLETED = 'completed';
+
+/**
+ * How long a call may ring before it counts as never connected: far longer than any phone network lets a
+ * phone ring (one or two minutes), so a call that may still connect is never taken as over.
+ */
+export const NEVER_CONNECTED_AFTER_MS = 10 * 60_000;
+
+/**
+ * The status of a call whose service writes none: `completed` once it has an end time, `in_progress` while
+ * connected, `ringing` before, and `not_connected` once it has rung for longer than any phone rings, by the
+ * service's time of answering (`serviceNowMs`, its Date header); without that time it stays `ringing`.
+ * `createdAtMs` is the latest instant its `created_at` can name (`serviceTime.ts`).
+ */
+export function derivedStatus(
+	call: { connected: boolean; ended: boolean; createdAtMs: number },
+	serviceNowMs?: number,
+): string {
+	if (call.ended) return COMPLETED;
+	if (call.connected) return IN_PROGRESS;
+	const ringingMs = (serviceNowMs ?? NaN) - call.createdAtMs;
+	return ringingMs >= NEVER_CONNECTED_AFTER_MS ? NOT_CONNECTED : RINGING;
+}
+
+/**
  * Statuses of a call not over yet: the contract's `in_progress`, and the spellings voice and telephony
  * services use for a call being set up or under way. A call ended with a status nobody listed
  * (`busy`, `no-answer`, `voicemail`, ...) is not among them, so it counts as ended.
@@ -40,6 +73,7 @@ const LIVE_STATUSES: ReadonlySet<string> = new Set([
  */
 const END_STATUSES: ReadonlySet<string> = new Set([
 	'completed',
+	NOT_CONNECTED,
 	'complete',
 	'failed',
 	'ended',

@@ -60,3 +60,17 @@ function offsetMs(zone: string | undefined): number {
 	const digits = zone.slice(1).replace(':', '');
 	return sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2) || 0)) * MINUTE_MS;
 }
+
+/**
+ * Whether a timestamp of the service names no time at all: missing, empty, or a zero time such as Go's
+ * `0001-01-01T00:00:00Z`, which the live service writes for a call that has not ended (or not started).
+ */
+export function isNoTime(timestamp: unknown): boolean {
+	if (timestamp === undefined || timestamp === null) return true;
+	if (typeof timestamp !== 'string') return false;
+	const text = timestamp.trim();
+	return (
+		text === '' ||
+		/^0{0,3}1-01-01(?:[T ]00:00(?::00(?:[.,]0+)?)?)?(?:Z|[+-]00(?::?00)?)?$/i.test(text)
+	);
+}

@@ -1,23 +1,22 @@
 /** Every request about calls. Operations and triggers call these, never the transport. */
 import type { IDataObject } from 'n8n-workflow';
 
-import type {
-	AttemptReport,
-	BodyRequestOptions,
-	RequestOptions,
-	VoiceAgentContext,
-} from '../transport/types';
+import type { BodyRequestOptions, RequestOptions, VoiceAgentContext } from '../transport/types';
 import {
 	cursorPage,
 	cursorPages,
 	MAX_PAGE_SIZE,
 	paginateCursor,
+	type CursorList,
 	type ListPage,
 } from '../transport/pagination';
 import { voiceAgentApiRequest } from '../transport/request';
+import { withServiceClock } from '../transport/serviceClock';
 import { isLive } from '../callStatus';
+import { decodeCall, describeNotCall } from '../decode/call';
+import { decodeCreatedCall, type CreatedCall } from '../decode/createdCall';
+import { wireIdOf } from '../decode/ids';
 import { dataProblemError } from '../errors';
-import { isPlainObject } from '../validation';
 import type { Call, CallSummary } from '../types';
 
 const callNotFound = (id: string) => `Call "${id}"`;
@@ -28,11 +27,11 @@ export interface CallFilter {
 	clientNumber?: string;
 }
 
-function callsList(filter: CallFilter) {
+function callsList(filter: CallFilter): CursorList<CallSummary> {
 	const qs: IDataObject = {};
 	if (filter.agentId) qs.agent_id = filter.agentId;
 	if (filter.clientNumber) qs.client_number = filter.clientNumber;
-	return { path: '/calls', itemsKey: 'calls', qs };
+	return { path: '/calls', itemsKey: 'calls', qs, decode: decodeCall, itemName: 'call' };
 }
 
 /**
@@ -46,42 +45,23 @@ export async function getCall(
 	options?: RequestOptions,
 ): Promise<Call> {
 	const request = { method: 'GET', path: '/call', qs: { id }, notFound: callNotFound(id) } as const;
+	const clock = withServiceClock(options);
 	const answer = await voiceAgentApiRequest<unknown>(
 		context,
 		{ ...request, idempotent: true },
-		options,
+		clock.options,
 	);
-	if (isCallWithId(answer, id)) return answer;
+	const call = decodeCall(answer, { serviceNowMs: clock.serviceNowMs() });
+	if (call?.id === id) return call;
 	throw dataProblemError(
 		context.getNode(),
 		{
-			message: `GET /call answered 200 without the call "${id}" (${describeAnswer(answer)})`,
+			message: `GET /call answered 200 without the call "${id}" (${describeNotCall(answer, id)})`,
 			description:
 				"The service answered, but not with the call: the answer is not used. Reading the call again later may succeed; if it keeps happening, check that the credential's Base URL is the Voice Agent API.",
 		},
 		200,
 	);
-}
-
-/** The call asked for: an object with that `id`, and a `status` that is text when it has one. */
-function isCallWithId(answer: unknown, id: string): answer is Call {
-	return (
-		isCall(answer) &&
-		answer.id === id &&
-		(answer.status === undefined || typeof answer.status === 'string')
-	);
-}
-
-/** What came instead of the call, in a few words (never its content). */
-function describeAnswer(answer: unknown): string {
-	if (answer === null || answer === undefined || answer === '') return 'an empty answer';
-	if (Array.isArray(answer)) return 'a list';
-	if (typeof answer === 'string') return 'text that is not JSON';
-	if (!isPlainObject(answer)) return `a ${typeof answer}`;
-	if (typeof answer.id !== 'string' || answer.id === '') return "an object without the call's id";
-	return answer.status === undefined || typeof answer.status === 'string'
-		? 'another call'
-		: 'a status that is not text';
 }
 
 export interface NewCall extends IDataObject {
@@ -93,34 +73,38 @@ export interface NewCall extends IDataObject {
 
 /**
  * Places a call. Never repeated after a failure whose outcome is unknown: the error then carries
- * that mark (`isOutcomeUnknown`), and the caller looks for the call before reporting it.
+ * that mark (`isOutcomeUnknown`), and the caller looks for the call before reporting it. Any 2xx means
+ * the service acted: the answer says which call, when it can be read (`createdCall.ts`).
  */
 export async function createCall(
 	context: VoiceAgentContext,
 	body: NewCall,
 	{ fields, ...options }: BodyRequestOptions = {},
-) {
+): Promise<CreatedCall> {
 	const request = { method: 'POST', path: '/call', body, idempotent: false, fields } as const;
-	return await voiceAgentApiRequest<Call>(context, request, options);
+	const clock = withServiceClock(options);
+	const answer = await voiceAgentApiRequest<unknown>(context, request, clock.options);
+	return decodeCreatedCall(answer, { serviceNowMs: clock.serviceNowMs() });
 }
 
 /**
  * Replaces the context of a call in progress. Replacing it with the same text twice leaves the call
- * as once, so it is repeated after a failure like a read. A 2xx means the context was set, whatever its
- * body: when the body is not the call (another shape, empty), the call is read, so the output is the call.
+ * as once, so it is repeated after a failure like a read. The call's id goes back in the JSON type the
+ * service gave it (the live service wants a number). A 2xx means the context was set, whatever its body:
+ * when the body is not the call (another shape, empty), the call is read, so the output is the call.
  */
 export async function setCallContext(
 	context: VoiceAgentContext,
-	id: string,
+	call: { id: string },
 	callContext: string,
 	{ fields, ...options }: BodyRequestOptions = {},
-) {
-	const body = { id, context: callContext };
+): Promise<Call> {
+	const body = { id: wireIdOf(call), context: callContext };
 	const request = {
 		method: 'POST',
 		path: '/call/context',
 		body,
-		notFound: callNotFound(id),
+		notFound: callNotFound(call.id),
 		fields,
 	} as const;
 	const answer = await voiceAgentApiRequest<unknown>(
@@ -128,11 +112,8 @@ export async function setCallContext(
 		{ ...request, idempotent: true },
 		options,
 	);
-	return isCall(answer) ? answer : await getCall(context, id, options);
-}
-
-function isCall(answer: unknown): answer is Call {
-	return isPlainObject(answer) && typeof answer.id === 'string' && answer.id !== '';
+	const updated = decodeCall(answer);
+	return updated?.id === call.id ? updated : await getCall(context, call.id, options);
 }
 
 /** Calls newest first, in list shape: all of them, or at most `max`. */
@@ -141,8 +122,8 @@ export async function listCalls(
 	filter: CallFilter,
 	max?: number,
 	options?: RequestOptions,
-) {
-	return await paginateCursor<CallSummary>(context, callsList(filter), max, options);
+): Promise<CallSummary[]> {
+	return await paginateCursor(context, callsList(filter), max, options);
 }
 
 /** The pages of the call list, newest first, for readers that stop at a call they have seen. */
@@ -150,8 +131,8 @@ export function callPages(
 	context: VoiceAgentContext,
 	filter: CallFilter,
 	options?: RequestOptions,
-) {
-	return cursorPages<CallSummary>(context, callsList(filter), () => MAX_PAGE_SIZE, options);
+): AsyncGenerator<CallSummary[]> {
+	return cursorPages(context, callsList(filter), () => MAX_PAGE_SIZE, options);
 }
 
 /**
@@ -165,7 +146,7 @@ export async function callPage(
 	limit: number,
 	options?: RequestOptions,
 ): Promise<ListPage<CallSummary>> {
-	return await cursorPage<CallSummary>(context, callsList(filter), cursor, limit, options);
+	return await cursorPage(context, callsList(filter), cursor, limit, options);
 }
 
 interface LiveCalls {
@@ -205,7 +186,9 @@ export async function newestCall(
 	filter: CallFilter,
 ): Promise<NewestCall> {
 	let serviceDate: string | undefined;
-	const observer = { onAttempt: (attempt: AttemptReport) => (serviceDate = attempt.serviceDate) };
-	const [call] = await paginateCursor<CallSummary>(context, callsList(filter), 1, { observer });
+	const observer = {
+		onAttempt: (attempt: { serviceDate?: string }) => (serviceDate = attempt.serviceDate),
+	};
+	const [call] = await paginateCursor(context, callsList(filter), 1, { observer });
 	return { call, serviceDate };
 }

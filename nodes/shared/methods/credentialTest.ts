@@ -10,7 +10,8 @@ import { BASE_URL_HINT } from '../credential';
 import { API_KEY_REJECTED } from '../transport/errors';
 import { describeNetworkFailure, networkErrorCode } from '../transport/network';
 import { RETRY_BUDGETS } from '../transport/retryPolicy';
-import { isPlainObject } from '../validation';
+import { parsedBody } from '../decode/body';
+import { decodePage } from '../decode/page';
 
 /**
  * n8n gives a connection test only the legacy `request` helper (ICredentialTestFunctions has no
@@ -38,13 +39,13 @@ function describeAnswer(response: FullResponse): string {
 		return `${status} with an HTML page`;
 	}
 	if (body === undefined || body === null || body === '') return `${status} with an empty body`;
-	if (typeof body === 'string') return `${status} with text that is not JSON`;
+	if (typeof parsedBody(body) === 'string') return `${status} with text that is not JSON`;
 	return `${status} with JSON that is not a list of agents`;
 }
 
-/** Whether a body has the shape of GET /agents: an object holding an `agents` array. */
+/** Whether a body has the shape of GET /agents, whatever its Content-Type: an object holding an `agents` array. */
 function isAgentList(body: unknown): boolean {
-	return isPlainObject(body) && Array.isArray(body.agents);
+	return decodePage(body, 'agents') !== undefined;
 }
 
 async function testConnection(

@@ -1,5 +1,6 @@
 import type { IDataObject, INode, INodeProperties } from 'n8n-workflow';
 
+import { systemMessagesOf } from '../decode/call';
 import { InputValidator } from '../validation';
 
 /**
@@ -60,14 +61,40 @@ export function transcriptText(transcript: unknown): string {
 		.join('\n');
 }
 
-/** The call with its transcript in the chosen format; the call itself is left as it is. */
+/**
+ * The "Include System Messages" option: the live service saves the agent's whole prompt and the call's
+ * context as the transcript's first message. It is not part of the conversation: never in the turns or the
+ * text, and output (as `system_messages`) only when asked for.
+ */
+export const systemMessagesOption: INodeProperties = {
+	displayName: 'Include System Messages',
+	name: 'includeSystemMessages',
+	type: 'boolean',
+	default: false,
+	description:
+		'Whether to also output the instructions the agent was given for the call (its prompt and the call\'s context) as "system_messages", where the service saves them with the transcript. They are never part of the transcript itself.',
+};
+
+/** Whether the item asked for the system messages (the option of the same name). */
+export function readSystemMessages(options: IDataObject): boolean {
+	return options.includeSystemMessages === true;
+}
+
+/**
+ * The call with its transcript in the chosen format, and its system messages when asked for (read from
+ * `decoded`, the call as the decoder made it, when `call` is a copy); the call itself is left as it is.
+ */
 export function withTranscriptFormat<T extends IDataObject>(
 	call: T,
 	format: TranscriptFormat,
+	{ systemMessages = false, decoded = call }: { systemMessages?: boolean; decoded?: object } = {},
 ): IDataObject {
-	if (format === 'entries') return call;
+	const withSystem = systemMessages
+		? { ...call, system_messages: systemMessagesOf(decoded) }
+		: call;
+	if (format === 'entries') return withSystem;
 	const text = transcriptText(call.transcript);
-	const formatted: IDataObject = { ...call, transcript_text: text };
+	const formatted: IDataObject = { ...withSystem, transcript_text: text };
 	if (format === 'text') delete formatted.transcript;
 	return formatted;
 }

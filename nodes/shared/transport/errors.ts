@@ -1,7 +1,8 @@
 /** The words of the transport's errors; each is made by its kind's factory in `../errors`. */
-import type { IDataObject, NodeApiError } from 'n8n-workflow';
+import type { NodeApiError } from 'n8n-workflow';
 
 import { describeLocation } from '../baseUrl';
+import { decodeErrorAnswer } from '../decode/errorBody';
 import { BASE_URL_HINT } from '../credential';
 import { noAnswerError, serviceAnswerError } from '../errors';
 import { withFieldNames } from '../fields';
@@ -12,25 +13,6 @@ import type { ApiRequest, VoiceAgentContext } from './types';
 /** What a 401 of the service means, for the nodes and the credential's connection test. */
 export const API_KEY_REJECTED =
 	'The Voice Agent API rejected the API key (401 Unauthorized): check the API key of the Voice Agent API credential';
-
-/** Whether a body is the service's error body: `{ "error": ..., "message": ... }`. */
-function isServiceError(body: unknown): boolean {
-	const fields = body as IDataObject | null;
-	return (
-		typeof fields === 'object' &&
-		fields !== null &&
-		typeof fields.error === 'string' &&
-		typeof fields.message === 'string'
-	);
-}
-
-function serviceMessage(body: unknown): string | undefined {
-	if (body && typeof body === 'object' && typeof (body as IDataObject).message === 'string') {
-		const message = ((body as IDataObject).message as string).trim();
-		return message === '' ? undefined : message;
-	}
-	return undefined;
-}
 
 function retryStory(request: ApiRequest, spent: RetrySpent, reason: StopReason): string {
 	const route = `${request.method} ${request.path}`;
@@ -54,14 +36,15 @@ export function apiError(
 	reason: StopReason,
 	retryAfterMs?: number,
 ): NodeApiError {
-	const said = serviceMessage(body);
+	const { message: said, fromService } = decodeErrorAnswer(body);
 	const route = `${request.method} ${request.path}`;
 	let message: string;
 	let description: string | undefined;
 	if (status === 401) {
 		message = API_KEY_REJECTED;
-	} else if (status === 404 && !isServiceError(body)) {
-		// The service answers every error with its error body: a 404 without it comes from another server.
+	} else if (status === 404 && !fromService) {
+		// The service answers every error with its own text: a 404 without it (a missing route, a proxy's
+		// page, nothing) comes from another server.
 		message = `${route} was not found: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`;
 	} else if (status === 404) {
 		message = `${request.notFound ?? `The resource of ${route}`} was not found`;
@@ -87,7 +70,7 @@ export function apiError(
 			transient: status === 429 || status >= 500,
 			outcomeUnknown: reason === 'may-have-acted',
 			// Another server's 404 (a proxy, a wrong Base URL) says nothing about the resource.
-			notFound: status === 404 && isServiceError(body),
+			notFound: status === 404 && fromService,
 		},
 	);
 }

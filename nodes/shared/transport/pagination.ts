@@ -3,23 +3,27 @@ import type { IDataObject } from 'n8n-workflow';
 import { BASE_URL_HINT } from '../credential';
 import { dataProblemError } from '../errors';
 
+import { decodePage } from '../decode/page';
+import { withServiceClock } from './serviceClock';
 import { voiceAgentApiRequest } from './request';
 import type { RequestOptions, VoiceAgentContext } from './types';
 
 /** The service serves at most this many items per page. */
 export const MAX_PAGE_SIZE = 100;
 
-interface CursorPage {
-	cursor?: string | null;
-	[key: string]: unknown;
-}
+/** How one item of a list is read: undefined when the service's item is not one. */
+export type ItemDecoder<T> = (raw: unknown, reading: { serviceNowMs?: number }) => T | undefined;
 
-export interface CursorList {
+export interface CursorList<T> {
 	/** e.g. '/calls' */
 	path: string;
 	/** The key of the page's items, e.g. 'calls'. */
 	itemsKey: string;
 	qs?: IDataObject;
+	/** The resource's decoder (`api/decode/`): the wire's item as the package's model. */
+	decode: ItemDecoder<T>;
+	/** What the list's items are called, for errors: e.g. 'call'. */
+	itemName: string;
 }
 
 /** One page of a cursor-paginated list, and the cursor of the next page (none on the last page). */
@@ -30,29 +34,36 @@ export interface ListPage<T> {
 
 /**
  * One page of a cursor-paginated list: the first page without a cursor, or the page a cursor the service
- * gave points at. An answer without the list is an error (another server answers the Base URL).
+ * gave points at, each item decoded. An answer without the list is an error (another server answers the
+ * Base URL), and so is an item that is not one of the list's (no id): nothing downstream may skip it.
  */
 export async function cursorPage<T>(
 	context: VoiceAgentContext,
-	list: CursorList,
+	list: CursorList<T>,
 	cursor: string | undefined,
 	limit: number,
 	options: RequestOptions = {},
 ): Promise<ListPage<T>> {
 	const qs = cursor === undefined ? { ...list.qs, limit } : { ...list.qs, limit, cursor };
-	const page = await voiceAgentApiRequest<CursorPage>(
+	const clock = withServiceClock(options);
+	const answer = await voiceAgentApiRequest<unknown>(
 		context,
 		{ method: 'GET', path: list.path, qs, idempotent: true },
-		options,
+		clock.options,
 	);
-	const items = page[list.itemsKey];
-	if (!Array.isArray(items)) {
+	const page = decodePage(answer, list.itemsKey);
+	if (!page) {
 		const message = `GET ${list.path} answered without the "${list.itemsKey}" list: the credential's Base URL does not answer like the Voice Agent API; ${BASE_URL_HINT}`;
 		throw dataProblemError(context.getNode(), { message }, 200);
 	}
-	const next = page.cursor;
-	const last = typeof next !== 'string' || next === '' || items.length === 0;
-	return last ? { items: items as T[] } : { items: items as T[], next };
+	const reading = { serviceNowMs: clock.serviceNowMs() };
+	const items = page.items.map((raw, index) => {
+		const item = list.decode(raw, reading);
+		if (item !== undefined) return item;
+		const message = `GET ${list.path} answered a list whose item ${index} is not a ${list.itemName} (no id): the list is not used`;
+		throw dataProblemError(context.getNode(), { message }, 200);
+	});
+	return page.next === undefined ? { items } : { items, next: page.next };
 }
 
 /**
@@ -62,7 +73,7 @@ export async function cursorPage<T>(
  */
 export async function* cursorPages<T>(
 	context: VoiceAgentContext,
-	list: CursorList,
+	list: CursorList<T>,
 	pageSize: (itemsSoFar: number) => number = () => MAX_PAGE_SIZE,
 	options: RequestOptions = {},
 ): AsyncGenerator<T[]> {
@@ -89,7 +100,7 @@ export async function* cursorPages<T>(
  */
 export async function paginateCursor<T>(
 	context: VoiceAgentContext,
-	list: CursorList,
+	list: CursorList<T>,
 	max?: number,
 	options: RequestOptions = {},
 ): Promise<T[]> {

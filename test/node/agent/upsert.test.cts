@@ -1,10 +1,41 @@
 /** Agent → Create or Update of the Voice Agent node, run in n8n's engine against the sandbox. */
-import { createAgent, getAgent, wire } from '../../support/api.cts';
+import { createAgent, getAgent, wire, type WireRequest } from '../../support/api.cts';
 import { API_KEY, usNumberIn } from '../../support/fixtures.cts';
 import { jsonOf, runWith } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 
 const sandbox = useSandbox({ apiKeys: [API_KEY] });
+
+/** The list read that tells an update the agent's other fields, once per run: the first request. */
+const LIST_READ: WireRequest = {
+	method: 'GET',
+	path: '/agents',
+	query: { limit: '100' },
+	body: null,
+	status: 200,
+};
+
+/** The bodies of the run's POST /agent requests. */
+async function upserts(): Promise<unknown[]> {
+	return (await wire(sandbox))
+		.filter((request) => request.method === 'POST' && request.path === '/agent')
+		.map((request) => request.body);
+}
+
+/**
+ * What an update sends besides the fields set: the agent's other upsert fields as the list shows them, so
+ * that a service that replaces a whole agent on update (the live one) keeps them too.
+ */
+const LISTED_DEFAULTS = {
+	system_prompt: '',
+	initial_message: '',
+	llm_model: 'gpt-4o',
+	voice_id: '',
+	webhook: '',
+	tools: [],
+	filler_words: false,
+	filler_words_whitelist: [],
+};
 
 const TOOL = {
 	type: 'function',
@@ -28,6 +59,7 @@ describe('Agent: Create or Update', () => {
 		expect(run.items).toHaveLength(1);
 		expect(run.items[0].pairedItem).toEqual({ item: 0 });
 		expect(await wire(sandbox)).toEqual([
+			LIST_READ,
 			{
 				method: 'POST',
 				path: '/agent',
@@ -58,11 +90,13 @@ describe('Agent: Create or Update', () => {
 		});
 
 		expect(run.error).toBeUndefined();
-		expect((await wire(sandbox))[0].body).toEqual({ name: 'Night Line', voicemail_number: '' });
+		expect(await upserts()).toEqual([
+			{ ...LISTED_DEFAULTS, name: 'Night Line', voicemail_number: '' },
+		]);
 		expect(jsonOf(run)[0].voicemail_number).toBe('');
 	});
 
-	test('updates an existing agent by name sending only the fields set; the others keep their values', async () => {
+	test('updates an existing agent by name: the fields set change, the others keep their values (sent as listed)', async () => {
 		const existing = await createAgent(sandbox, {
 			name: 'Reminder',
 			system_prompt: 'Remind patients of appointments.',
@@ -82,11 +116,19 @@ describe('Agent: Create or Update', () => {
 
 		const [agent] = jsonOf(run);
 		expect(await wire(sandbox)).toEqual([
+			LIST_READ,
 			{
 				method: 'POST',
 				path: '/agent',
 				query: {},
-				body: { name: 'Reminder', initial_message: 'Good morning, this is the clinic.' },
+				body: {
+					...LISTED_DEFAULTS,
+					name: 'Reminder',
+					system_prompt: 'Remind patients of appointments.',
+					initial_message: 'Good morning, this is the clinic.',
+					voice_id: 'nova',
+					filler_words: true,
+				},
 				status: 200,
 			},
 		]);
@@ -187,10 +229,11 @@ describe('Agent: Create or Update', () => {
 			],
 		};
 		const requests = await wire(sandbox);
-		expect(requests).toHaveLength(1);
-		expect(requests[0]).toMatchObject({ method: 'POST', path: '/agent', status: 200 });
+		expect(requests).toHaveLength(2);
+		expect(requests[0]).toEqual(LIST_READ);
+		expect(requests[1]).toMatchObject({ method: 'POST', path: '/agent', status: 200 });
 		// toStrictEqual: the exact keys, and numbers as numbers, booleans as booleans, arrays as arrays.
-		expect(requests[0].body).toStrictEqual(expectedBody);
+		expect(requests[1].body).toStrictEqual(expectedBody);
 		const { area_code: _areaCode, name: _name, ...stored } = expectedBody;
 		expect(agent).toMatchObject({ name: 'Full Agent', ...stored });
 	});
@@ -211,16 +254,13 @@ describe('Agent: Create or Update', () => {
 		});
 
 		const [agent] = jsonOf(run);
-		expect((await wire(sandbox))[0].body).toStrictEqual({
-			name: 'Hooked',
-			webhook: '',
-			filler_words: false,
-			tools: [],
-		});
+		expect(await upserts()).toStrictEqual([
+			{ ...LISTED_DEFAULTS, name: 'Hooked', webhook: '', filler_words: false, tools: [] },
+		]);
 		expect(agent).toMatchObject({ webhook: '', filler_words: false, tools: [] });
 	});
 
-	test("Tools (JSON) added but left empty keeps the agent's tools: nothing about tools is sent", async () => {
+	test("Tools (JSON) added but left empty keeps the agent's tools: they are sent back as listed", async () => {
 		await createAgent(sandbox, { name: 'Tooled', tools: [TOOL] });
 		await sandbox.clearRequests();
 
@@ -232,10 +272,9 @@ describe('Agent: Create or Update', () => {
 		});
 
 		const [agent] = jsonOf(run);
-		expect((await wire(sandbox))[0].body).toStrictEqual({
-			name: 'Tooled',
-			system_prompt: 'Be brief.',
-		});
+		expect(await upserts()).toStrictEqual([
+			{ ...LISTED_DEFAULTS, name: 'Tooled', system_prompt: 'Be brief.', tools: [TOOL] },
+		]);
 		expect(agent.tools).toEqual([TOOL]);
 	});
 
@@ -256,8 +295,8 @@ describe('Agent: Create or Update', () => {
 		);
 
 		jsonOf(run);
-		const [request] = await wire(sandbox);
-		expect(request.body).toStrictEqual({
+		const [body] = await upserts();
+		expect(body).toStrictEqual({
 			name: 'Expression Agent',
 			area_code: '312',
 			tools: [TOOL],
@@ -272,7 +311,7 @@ describe('Agent: Create or Update', () => {
 		expect(run.error?.message).toBe(
 			'The Voice Agent API rejected the request: Name and Area Code are required to create a new agent; there is no agent named "No Area" and Area Code (3 digits, e.g. "415") is missing',
 		);
-		expect(await wire(sandbox)).toHaveLength(1);
+		expect(await wire(sandbox)).toHaveLength(2);
 	});
 
 	test('one request per input item, each output paired with its item', async () => {
@@ -288,8 +327,12 @@ describe('Agent: Create or Update', () => {
 			{ item: 1 },
 			{ item: 2 },
 		]);
-		expect((await wire(sandbox)).map((request) => (request.body as { name: string }).name)).toEqual(
-			['One', 'Two', 'Three'],
-		);
+		expect((await upserts()).map((body) => (body as { name: string }).name)).toEqual([
+			'One',
+			'Two',
+			'Three',
+		]);
+		// The agent list is read once for the whole run.
+		expect((await wire(sandbox)).filter((request) => request.path === '/agents')).toHaveLength(1);
 	});
 });

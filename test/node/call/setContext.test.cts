@@ -21,7 +21,9 @@ describe('Call: Set Context', () => {
 		});
 
 		const [updated] = jsonOf(run);
+		// The call is read first: its state, and its id in the JSON type the service uses.
 		expect(await wire(sandbox)).toEqual([
+			{ method: 'GET', path: '/call', query: { id: call.id }, body: null, status: 200 },
 			{
 				method: 'POST',
 				path: '/call/context',
@@ -49,7 +51,7 @@ describe('Call: Set Context', () => {
 		expect(transcriptText(ended)).toContain('Delivery moved to Wednesday');
 	});
 
-	test("on a call that has ended, the service's 400 message is shown", async () => {
+	test('on a call that has ended, nothing is sent and the error says it ended', async () => {
 		const agent = await createAgent(sandbox, { name: 'Late' });
 		const call = await placeCall(sandbox, agent);
 		await sandbox.control('POST', `/calls/${call.id}/complete`);
@@ -62,7 +64,10 @@ describe('Call: Set Context', () => {
 		});
 
 		expect(run.error?.message).toBe(
-			`The Voice Agent API rejected the request: Call ${call.id} is completed: the context can only be set while the call is in_progress`,
+			`The call ${call.id} has ended (status completed): no context was sent [item 0]`,
+		);
+		expect((await wire(sandbox)).map((request) => request.path).includes('/call/context')).toBe(
+			false,
 		);
 	});
 });

@@ -58,7 +58,8 @@ describe('errors the service answers', () => {
 			'Call: Set Context',
 			{ resource: 'call', operation: 'setContext', callId: 'call_lost', context: 'New' },
 			'Call "call_lost" was not found',
-			'POST /call/context',
+			// The call is read before its context is set: the 404 comes from that read.
+			'GET /call',
 		],
 	])('404 on %s names what was not found', async (_operation, parameters, message, route) => {
 		const run = await runWith(sandbox, parameters);
@@ -153,7 +154,9 @@ describe('errors the service answers', () => {
 		const run = await runWith(sandbox, parameters);
 
 		expect(run.error).toBeUndefined();
-		expect(await wireLines(sandbox)).toEqual([`${route} 503`, `${route} 200`]);
+		// An update reads the agent list first (once per run), to send back the fields it does not set.
+		const reads = route === 'POST /agent' ? ['GET /agents 200'] : [];
+		expect(await wireLines(sandbox)).toEqual([...reads, `${route} 503`, `${route} 200`]);
 	});
 
 	test('Set Context after a 5xx: retried (replacing the context twice is harmless) and outputs the updated call', async () => {
@@ -171,7 +174,11 @@ describe('errors the service answers', () => {
 		expect(jsonOf(run)).toEqual([
 			expect.objectContaining({ id: call.id, context: 'Again', status: 'in_progress' }),
 		]);
-		expect(await wireLines(sandbox)).toEqual(['POST /call/context 500', 'POST /call/context 200']);
+		expect(await wireLines(sandbox)).toEqual([
+			'GET /call 200',
+			'POST /call/context 500',
+			'POST /call/context 200',
+		]);
 	});
 
 	test('5xx that persists: 1 request and 5 retries, then an error naming the request and what the service said', async () => {

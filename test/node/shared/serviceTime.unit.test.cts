@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 
 import { recentCallReason } from '../../../nodes/VoiceAgent/actions/call/create/guards/skipRecentlyCalled';
-import { latestInstantOf } from '../../../nodes/shared/serviceTime';
+import { isNoTime, latestInstantOf } from '../../../nodes/shared/serviceTime';
 
 const at = (iso: string) => Date.parse(iso);
 const ROOT = path.resolve(__dirname, '../../..');
@@ -132,4 +132,25 @@ describe('in a process in Tokyo (UTC+9), built', () => {
 			'Call call_1 of agent agent_1 to +442079460123 began 0 min 0 s ago, so it was not called again (Skip If Called Within (Minutes): 15)',
 		);
 	});
+});
+
+describe('isNoTime', () => {
+	test.each([
+		null,
+		undefined,
+		'',
+		'0001-01-01T00:00:00Z',
+		'0001-01-01T00:00:00.000Z',
+		'0001-01-01T00:00:00+00:00',
+		'0001-01-01',
+	])('%j names no time (the live service writes Go zero time for "not yet")', (value) => {
+		expect(isNoTime(value)).toBe(true);
+	});
+
+	test.each(['2024-05-16T21:32:38Z', '0001-01-02T00:00:00Z', 'soon'])(
+		'%j is a time (or text that is not "no time")',
+		(value) => {
+			expect(isNoTime(value)).toBe(false);
+		},
+	);
 });

@@ -24,6 +24,18 @@ const sandbox = useSandbox({ callDurationMs: 3_600_000, webhookRetryDelayMs: 20 
 const triggers = useTriggers(sandbox);
 const warnings = useWarnings();
 
+/** What POST /agent takes of an agent as the service answers it: every field but its id, number and times. */
+function upsertFieldsOf(agent: Record<string, unknown>): Record<string, unknown> {
+	const {
+		id: _id,
+		phone_number: _number,
+		created_at: _created,
+		updated_at: _updated,
+		...fields
+	} = agent;
+	return fields;
+}
+
 const THEIR_WEBHOOK = 'https://hooks.example.com/voice?token=their-secret';
 
 describe('activating on an agent without a webhook', () => {
@@ -42,9 +54,9 @@ describe('activating on an agent without a webhook', () => {
 		expect(tokenBits(params.token)).toBeGreaterThanOrEqual(128);
 		expect(webhook).not.toContain(sandbox.apiKey);
 		expect(await trigger.checkExists()).toBe(true);
-		// One upsert, by name, carrying only the webhook.
+		// One upsert, by name: the new webhook, and the agent's other fields as the service holds them.
 		expect((await agentUpserts(sandbox)).map((request) => request.body)).toEqual([
-			{ name: 'Orders', webhook },
+			{ ...upsertFieldsOf(agent), name: 'Orders', webhook },
 		]);
 		expect(trigger.registrations()).toEqual({
 			[trigger.url('production')]: {
@@ -71,7 +83,7 @@ describe('activating on an agent without a webhook', () => {
 		expect(tokenOne).not.toBe(tokenOther);
 	});
 
-	test('keeps every other field of the agent: the upserts send only name and webhook', async () => {
+	test('keeps every other field of the agent: the upserts change only the webhook', async () => {
 		const agent = await createAgent(sandbox, {
 			name: 'Support',
 			system_prompt: 'You are a friendly support agent.',
@@ -115,8 +127,8 @@ describe('activating on an agent without a webhook', () => {
 		expect(afterwards.webhook).toBe('');
 		const bodies = (await agentUpserts(sandbox)).map((request) => request.body);
 		expect(bodies).toEqual([
-			{ name: 'Support', webhook: whileActive.webhook },
-			{ name: 'Support', webhook: '' },
+			{ ...upsertFieldsOf(agent), webhook: whileActive.webhook },
+			{ ...upsertFieldsOf(agent), webhook: '' },
 		]);
 	});
 });

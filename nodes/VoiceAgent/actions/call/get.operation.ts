@@ -6,6 +6,8 @@ import { callIdField, readCallId } from '../../../shared/parameters/callId';
 import { optionsCollection } from '../../../shared/parameters/collections';
 import {
 	readTranscriptFormat,
+	readSystemMessages,
+	systemMessagesOption,
 	transcriptFormatOption,
 	withTranscriptFormat,
 } from '../../../shared/parameters/transcriptFormat';
@@ -14,7 +16,7 @@ import { waitForEnd, waitForEndOptions, waitSettings } from './waitForEnd';
 
 const properties: INodeProperties[] = [
 	callIdField('ID of the call to retrieve, with its transcript once it has ended'),
-	optionsCollection([...waitForEndOptions, transcriptFormatOption()]),
+	optionsCollection([...waitForEndOptions, transcriptFormatOption(), systemMessagesOption]),
 ];
 
 export const description = updateDisplayOptions(
@@ -29,5 +31,6 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const format = readTranscriptFormat(this.getNode(), options.transcriptFormat, itemIndex);
 	const wait = waitSettings(this, itemIndex, options);
 	const call = await getCall(this, id);
-	return withTranscriptFormat(wait ? await waitForEnd(this, call, wait, itemIndex) : call, format);
+	const latest = wait ? await waitForEnd(this, call, wait, itemIndex) : call;
+	return withTranscriptFormat(latest, format, { systemMessages: readSystemMessages(options) });
 }

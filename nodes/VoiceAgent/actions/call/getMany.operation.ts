@@ -12,6 +12,8 @@ import { optionsCollection } from '../../../shared/parameters/collections';
 import { readLimit, returnAllOrLimit } from '../../../shared/parameters/returnAllOrLimit';
 import {
 	readTranscriptFormat,
+	readSystemMessages,
+	systemMessagesOption,
 	transcriptFormatOption,
 	withTranscriptFormat,
 } from '../../../shared/parameters/transcriptFormat';
@@ -46,6 +48,7 @@ const properties: INodeProperties[] = [
 		},
 		concurrencyOption,
 		transcriptFormatOption({ displayOptions: { show: { includeTranscripts: [true] } } }),
+		{ ...systemMessagesOption, displayOptions: { show: { includeTranscripts: [true] } } },
 	]),
 ];
 
@@ -80,7 +83,13 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 	const items: IDataObject[] = [];
 	calls.forEach((call, index) => {
 		const full = results[index];
-		if (full) items.push(withTranscriptFormat({ ...call, ...full }, format));
+		if (full)
+			items.push(
+				withTranscriptFormat({ ...call, ...full }, format, {
+					systemMessages: readSystemMessages(options),
+					decoded: full,
+				}),
+			);
 	});
 	if (failures.length === 0) return items;
 	// One call's failure never discards the calls that were fetched.

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 import { updateDisplayOptions } from 'n8n-workflow';
 
 import { findLiveCalls, getCall, setCallContext, type CallFilter } from '../../../shared/api/calls';
+import { isLive } from '../../../shared/callStatus';
 import { dataProblemError } from '../../../shared/errors';
 import { agentLocator, readOptionalAgentId } from '../../../shared/parameters/agent';
 import { callIdField, readCallId } from '../../../shared/parameters/callId';
@@ -90,7 +91,7 @@ async function liveCallOf(
 	context: IExecuteFunctions,
 	clientNumber: string,
 	itemIndex: number,
-): Promise<{ call: string; search: IDataObject }> {
+): Promise<{ call: Call; search: IDataObject }> {
 	const filter: CallFilter = { clientNumber };
 	const agentId = await readOptionalAgentId(context, { itemIndex });
 	if (agentId !== undefined) filter.agentId = agentId;
@@ -113,7 +114,7 @@ async function liveCallOf(
 		});
 	}
 	return {
-		call: newest.id,
+		call: newest,
 		search: {
 			client_number: clientNumber,
 			agent_id: filter.agentId ?? null,
@@ -122,6 +123,16 @@ async function liveCallOf(
 			other_live_call_ids: others.map((call) => call.id),
 		},
 	};
+}
+
+/** Only a call in progress takes a new context: an ended one fails before anything is sent. */
+function refuseEnded(context: IExecuteFunctions, call: Call, itemIndex: number): void {
+	if (isLive(call)) return;
+	throw dataProblemError(context.getNode(), {
+		message: `The call ${call.id} has ended (status ${call.status}): no context was sent [item ${itemIndex}]`,
+		description: 'Only a call in progress takes a new context.',
+		itemIndex,
+	});
 }
 
 export async function execute(this: IExecuteFunctions, itemIndex: number): Promise<Call> {
@@ -137,10 +148,14 @@ export async function execute(this: IExecuteFunctions, itemIndex: number): Promi
 		checkAllowedDestination(validate, number, options.allowedDestinations, tool, CONTEXT_REFUSED);
 	if (this.getNodeParameter('callBy', itemIndex, 'id') !== 'clientNumber') {
 		const id = readCallId(this, validate, itemIndex);
-		// The guard needs the call's customer number, which only the call itself tells.
 		const rules = checkToolRules(validate, options.allowedDestinations, tool, `call ${id}`);
-		if (rules.length > 0) checkNumber((await getCall(this, id)).to);
-		return await setCallContext(this, id, context, { fields: CONTEXT_FIELDS });
+		// Read first: the guard needs the call's customer number, the service wants the id back in the JSON
+		// type it uses (the live service: a number), and a call that ended takes no context (the live
+		// service would accept it and change nothing).
+		const call = await getCall(this, id);
+		if (rules.length > 0) checkNumber(call.to ?? '');
+		refuseEnded(this, call, itemIndex);
+		return await setCallContext(this, call, context, { fields: CONTEXT_FIELDS });
 	}
 	const clientNumber = validate.e164(
 		this.getNodeParameter('clientNumber', itemIndex),

@@ -1,6 +1,7 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { hasEnded } from '../../../shared/callStatus';
+import { withSystemMessagesOf } from '../../../shared/decode/call';
 import { dataProblemError } from '../../../shared/errors';
 import { labelsByName } from '../../../shared/fields';
 import type { Call } from '../../../shared/types';
@@ -118,7 +119,7 @@ export async function waitForEnd(
 		maxWaitMs: settings.maxWaitMs,
 		firstIntervalMs: settings.firstIntervalMs,
 	});
-	if (hasEnded(latest)) return { ...latest, ended: true };
+	if (hasEnded(latest)) return withSystemMessagesOf(latest, { ...latest, ended: true });
 	if (settings.failAtMaxWait) {
 		const failure = lastFailure ? ` The last check failed: ${lastFailure.message}.` : '';
 		throw dataProblemError(context.getNode(), {
@@ -127,5 +128,5 @@ export async function waitForEnd(
 			itemIndex,
 		});
 	}
-	return { ...latest, ended: false };
+	return withSystemMessagesOf(latest, { ...latest, ended: false });
 }

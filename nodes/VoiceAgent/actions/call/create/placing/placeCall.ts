@@ -1,5 +1,6 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
+import type { CreatedCall } from '../../../../../shared/decode/createdCall';
 import {
 	createCall,
 	getCall,
@@ -12,7 +13,6 @@ import { waitUnlessCancelled } from '../../../../../shared/transport/cancel';
 import type { BodyRequestOptions, RequestObserver } from '../../../../../shared/transport/types';
 import { oncePerRun } from '../../../../../shared/runCache';
 import type { Call } from '../../../../../shared/types';
-import { isPlainObject } from '../../../../../shared/validation';
 import { advance, type CallRecord } from '../records/callLedger';
 import { CallDeferred, deferralOf, type ItemHours } from '../callingHours/option';
 import { CallFoundMeanwhile, recordFound, type SkippedCall } from '../guards/skipRecentlyCalled';
@@ -45,18 +45,6 @@ function callsOfRun(context: IExecuteFunctions): Set<string> {
 function certainlyNotSent(error: unknown): boolean {
 	const stated = statedFailure(error);
 	return stated !== undefined && stated.kind !== 'cancelled' && !stated.outcomeUnknown;
-}
-
-/** The call ID a 2xx answer names: the call's `id`; other shapes name none the node can trust. */
-function namedCallId(answer: unknown): string | undefined {
-	if (!isPlainObject(answer)) return undefined;
-	return typeof answer.id === 'string' && answer.id !== '' ? answer.id : undefined;
-}
-
-/** An ID the answer mentions under another name (e.g. `call_id`): preferred when the list shows it. */
-function hintedCallId(answer: unknown): string | undefined {
-	if (!isPlainObject(answer)) return undefined;
-	return typeof answer.call_id === 'string' ? answer.call_id : undefined;
 }
 
 /** The call an attempt created, if the call list shows a new one to the number with its context. */
@@ -136,10 +124,10 @@ export async function placeCall(
 ): Promise<Call | SkippedCall> {
 	const { body, filter, itemIndex } = request;
 	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
-	let answer: unknown;
+	let created: CreatedCall;
 	const sending = sendingObserver(record, observer, request, context.getNode());
 	try {
-		answer = await createCall(context, body, { ...options, observer: sending });
+		created = await createCall(context, body, { ...options, observer: sending });
 	} catch (error) {
 		if (error instanceof CallFoundMeanwhile) {
 			recordFound(record, error.found);
@@ -160,17 +148,18 @@ export async function placeCall(
 		});
 	}
 	// A 2xx: the service acted, whatever the body looks like.
-	const id = namedCallId(answer);
-	if (id !== undefined) {
-		advance(record, 'placed', id);
-		callsOfRun(context).add(id);
-		return answer as Call;
+	const { call } = created;
+	if (call) {
+		advance(record, 'placed', call.id);
+		callsOfRun(context).add(call.id);
+		// A call that rings has no number yet at a service that fills it in once connected (the live one).
+		return call.to ? call : { ...call, to: body.to };
 	}
 	advance(record, 'unnamed');
 	return await lookUp(context, record, request, knownIds, {
 		message: `The call to ${body.to} was placed, but the service's answer did not name it: check the call list [item ${itemIndex}]`,
 		why: 'The service answered that it placed the call without naming it',
-		hint: hintedCallId(answer),
+		hint: created.hintedId,
 	});
 }
 
