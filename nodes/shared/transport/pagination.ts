@@ -96,18 +96,19 @@ export async function cursorPage<T extends { id: string }>(
 }
 
 /**
- * Stops a service that leads back to a page it served: an opaque cursor it already gave. (Cursors that
- * are times are checked page by page, `seam.ts`: the live service gives one twice when one second holds
- * more items than a page, and each time serves new ones.)
+ * Stops a read that leads back to a position it read: an opaque cursor the service already gave, or a
+ * cursor that is a time with as many ids of its second seen (the live service gives one cursor twice when
+ * one second holds more items than a page, and each time serves new ones, so the ids seen grow).
  */
 export class CursorLoopGuard {
-	private readonly opaque = new Set<string>();
+	private readonly read = new Set<string>();
 
 	/** Whether the position leads back to a page already read. */
 	repeats(next: PagePosition): boolean {
-		if (next.seen !== undefined || next.cursor === undefined) return false;
-		if (this.opaque.has(next.cursor)) return true;
-		this.opaque.add(next.cursor);
+		if (next.cursor === undefined) return false;
+		const key = next.seen === undefined ? next.cursor : `${next.cursor} ${next.seen.length}`;
+		if (this.read.has(key)) return true;
+		this.read.add(key);
 		return false;
 	}
 }
