@@ -24,7 +24,8 @@ export interface BackfillState {
 /**
  * What the trigger remembers between polls, in the node's static data (saved by n8n with the workflow,
  * so it survives restarts). IDs are kept as the service gives them: they are only compared for
- * equality, never parsed or ordered, and no timestamp of the service is kept.
+ * equality, never parsed or ordered. No timestamp of the service is kept but a backfill's cursor, which
+ * the live service writes as a time.
  */
 export interface CallHistoryState {
 	/** The settings the state was made for; other settings start afresh. */

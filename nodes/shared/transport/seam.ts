@@ -78,9 +78,9 @@ const createdSecond = (item: object) => secondOf((item as { created_at?: unknown
 /**
  * A page read at `at`: the items to output (those not output before), and where the next page starts.
  * For a cursor that reads as a time, the next page starts at the second after the last item's (the
- * service's cursor's when that item's time cannot be read), and carries the ids of the items of that
- * second this page and the ones before it served: an item whose time cannot be read counts as one of
- * them. Fails (`problem`) rather than output an item twice: a page asked from a second that serves items
+ * service's cursor's when that item's time cannot be read or is older than the cursor), and carries the
+ * ids of the items of that second this page and the ones before it served: an item whose time cannot be
+ * read counts as one of them. Fails (`problem`) rather than output an item twice: a page asked from a second that serves items
  * of that second or later (the service and the nodes read the times differently), and a page that
  * serves nothing new but points at itself again (a loop, e.g. a service that serves fewer items than asked).
  */
@@ -97,12 +97,16 @@ export function readSeam<T extends { id: string }>(
 	const given = cursor === undefined || items.length === 0 ? undefined : secondOf(cursor);
 	if (cursor === undefined || !given)
 		return cursor === undefined ? { fresh } : { fresh, next: { cursor } };
-	const seamMs = createdSecond(items[items.length - 1]) ?? given.ms;
+	// The service cuts its last item's time: a last item read as older than the cursor says the nodes do not
+	// read its times as it does (a zone), so the cursor's second is read again and every id of the page kept.
+	const lastSecond = createdSecond(items[items.length - 1]);
+	const trusted = lastSecond !== undefined && lastSecond >= given.ms;
+	const seamMs = trusted ? lastSecond : given.ms;
 	const next = cursorAt(seamMs + 1000, given.zoned);
 	const again = new Set(next === at.cursor ? seen : []);
 	for (const item of items) {
 		const second = createdSecond(item);
-		if (second === undefined || second === seamMs) again.add(item.id);
+		if (!trusted || second === undefined || second === seamMs) again.add(item.id);
 	}
 	if (fresh.length === 0) return { fresh, problem: 'repeated' };
 	return { fresh, next: { cursor: next, seen: [...again] } };

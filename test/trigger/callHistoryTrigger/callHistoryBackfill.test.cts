@@ -20,6 +20,9 @@ import { usePollTriggers } from './poll.cts';
 
 const idsOf = (calls: { id?: unknown }[]) => calls.map((call) => textId(call.id));
 
+/** Tests that read hundreds to thousands of calls in full: on a loaded 2-core machine they take a while. */
+const HEAVY_MS = 120_000;
+
 describe.each(PROFILES)('the %s service', (profile) => {
 	const sandbox = useSandbox({ callDurationMs: 3_600_000, profile });
 	const start = usePollTriggers(sandbox);
@@ -73,41 +76,49 @@ describe.each(PROFILES)('the %s service', (profile) => {
 	}
 
 	describe('All History in batches of Max Calls per Poll', () => {
-		test('2,500 calls: 1,000 per poll, newest batch first and each batch oldest first; every call once', async () => {
-			const history = await seededHistory(2_500);
-			const trigger = await start({ options: { startFrom: 'allHistory' } });
+		test(
+			'2,500 calls: 1,000 per poll, newest batch first and each batch oldest first; every call once',
+			async () => {
+				const history = await seededHistory(2_500);
+				const trigger = await start({ options: { startFrom: 'allHistory' } });
 
-			await trigger.activate();
-			await trigger.poll();
-			await trigger.poll();
-			await trigger.poll();
+				await trigger.activate();
+				await trigger.poll();
+				await trigger.poll();
+				await trigger.poll();
 
-			expect(trigger.executions.map((execution) => execution.items.length)).toEqual([
-				1_000, 1_000, 500,
-			]);
-			expect(trigger.executions.map((execution) => idsOf(execution.items))).toEqual([
-				history.slice(1_500),
-				history.slice(500, 1_500),
-				history.slice(0, 500),
-			]);
-			expect(trigger.savedState?.backfill).toBeUndefined();
-		});
+				expect(trigger.executions.map((execution) => execution.items.length)).toEqual([
+					1_000, 1_000, 500,
+				]);
+				expect(trigger.executions.map((execution) => idsOf(execution.items))).toEqual([
+					history.slice(1_500),
+					history.slice(500, 1_500),
+					history.slice(0, 500),
+				]);
+				expect(trigger.savedState?.backfill).toBeUndefined();
+			},
+			HEAVY_MS,
+		);
 
-		test('the position is saved with each batch: a restart goes on from the next batch, none twice', async () => {
-			const history = await seededHistory(1_200);
-			const trigger = await start({ options: { startFrom: 'allHistory', maxCallsPerPoll: 500 } });
-			await trigger.activate();
-			expect(trigger.savedState?.backfill?.cursor).toEqual(expect.any(String));
+		test(
+			'the position is saved with each batch: a restart goes on from the next batch, none twice',
+			async () => {
+				const history = await seededHistory(1_200);
+				const trigger = await start({ options: { startFrom: 'allHistory', maxCallsPerPoll: 500 } });
+				await trigger.activate();
+				expect(trigger.savedState?.backfill?.cursor).toEqual(expect.any(String));
 
-			await trigger.restart();
-			await trigger.restart();
+				await trigger.restart();
+				await trigger.restart();
 
-			expect(trigger.executions.map((execution) => idsOf(execution.items))).toEqual([
-				history.slice(700),
-				history.slice(200, 700),
-				history.slice(0, 200),
-			]);
-		});
+				expect(trigger.executions.map((execution) => idsOf(execution.items))).toEqual([
+					history.slice(700),
+					history.slice(200, 700),
+					history.slice(0, 200),
+				]);
+			},
+			HEAVY_MS,
+		);
 
 		test('calls placed while the backfill runs are output too, once, and calls in progress when they end', async () => {
 			const history = await seededHistory(250);
@@ -128,63 +139,75 @@ describe.each(PROFILES)('the %s service', (profile) => {
 			);
 		});
 
-		test('a 401 in the middle of a batch: the pages read before it are output and saved; the rest comes at the next poll', async () => {
-			const history = await seededHistory(600);
-			const trigger = await throughProxy({
-				options: { startFrom: 'allHistory', maxCallsPerPoll: 500 },
-			});
-			failListAfter = { pages: 3, status: 401 };
+		test(
+			'a 401 in the middle of a batch: the pages read before it are output and saved; the rest comes at the next poll',
+			async () => {
+				const history = await seededHistory(600);
+				const trigger = await throughProxy({
+					options: { startFrom: 'allHistory', maxCallsPerPoll: 500 },
+				});
+				failListAfter = { pages: 3, status: 401 };
 
-			await trigger.activate();
-			expect(idsOf(trigger.emitted)).toEqual(history.slice(300));
-			expect(trigger.savedState?.backfill?.last.at(-1)).toBe(history[300]);
+				await trigger.activate();
+				expect(idsOf(trigger.emitted)).toEqual(history.slice(300));
+				expect(trigger.savedState?.backfill?.last.at(-1)).toBe(history[300]);
 
-			await trigger.poll();
-			expect(trigger.pollErrors.map((error) => error.message)).toEqual([
-				expect.stringContaining('401'),
-			]);
-			failListAfter = undefined;
-			await trigger.poll();
+				await trigger.poll();
+				expect(trigger.pollErrors.map((error) => error.message)).toEqual([
+					expect.stringContaining('401'),
+				]);
+				failListAfter = undefined;
+				await trigger.poll();
 
-			expect(trigger.emittedIds).toEqual([...history.slice(300), ...history.slice(0, 300)]);
-		});
+				expect(trigger.emittedIds).toEqual([...history.slice(300), ...history.slice(0, 300)]);
+			},
+			HEAVY_MS,
+		);
 
-		test('a cursor the service refuses (expired): the list is paged again from the top down to the last calls taken, none lost or twice', async () => {
-			const history = await seededHistory(700);
-			const trigger = await throughProxy({
-				options: { startFrom: 'allHistory', maxCallsPerPoll: 250 },
-			});
-			await trigger.activate();
-			const fresh = idsOf(await newEndedCallsOf(sandbox, profile, 120)).reverse();
-			refusedCursors = new Set([trigger.savedState?.backfill?.cursor as string]);
+		test(
+			'a cursor the service refuses (expired): the list is paged again from the top down to the last calls taken, none lost or twice',
+			async () => {
+				const history = await seededHistory(700);
+				const trigger = await throughProxy({
+					options: { startFrom: 'allHistory', maxCallsPerPoll: 250 },
+				});
+				await trigger.activate();
+				const fresh = idsOf(await newEndedCallsOf(sandbox, profile, 120)).reverse();
+				refusedCursors = new Set([trigger.savedState?.backfill?.cursor as string]);
 
-			for (let poll = 0; poll < 4; poll++) await trigger.poll();
+				for (let poll = 0; poll < 4; poll++) await trigger.poll();
 
-			expect([...trigger.emittedIds].sort()).toEqual([...history, ...fresh].sort());
-			expect(new Set(trigger.emittedIds).size).toBe(trigger.emittedIds.length);
-			expect(trigger.pollErrors).toEqual([]);
-			expect(trigger.savedState?.backfill).toBeUndefined();
-		});
+				expect([...trigger.emittedIds].sort()).toEqual([...history, ...fresh].sort());
+				expect(new Set(trigger.emittedIds).size).toBe(trigger.emittedIds.length);
+				expect(trigger.pollErrors).toEqual([]);
+				expect(trigger.savedState?.backfill).toBeUndefined();
+			},
+			HEAVY_MS,
+		);
 	});
 
 	describe('Last Days in batches', () => {
-		test('the window is fixed when the backfill starts: every call of the last N days once, nothing older', async () => {
-			await sandbox.seed({ calls: 600 });
-			const history = await everyCall(sandbox, profile);
-			const trigger = await start({
-				options: { startFrom: 'lastDays', startFromDays: 14, maxCallsPerPoll: 50 },
-			});
+		test(
+			'the window is fixed when the backfill starts: every call of the last N days once, nothing older',
+			async () => {
+				await sandbox.seed({ calls: 600 });
+				const history = await everyCall(sandbox, profile);
+				const trigger = await start({
+					options: { startFrom: 'lastDays', startFromDays: 14, maxCallsPerPoll: 50 },
+				});
 
-			await trigger.activate();
-			for (let poll = 0; poll < 10; poll++) await trigger.poll();
+				await trigger.activate();
+				for (let poll = 0; poll < 10; poll++) await trigger.poll();
 
-			const since = Date.now() - 14 * 24 * 3_600_000;
-			const recent = idsOf(history.filter((call) => Date.parse(call.created_at) >= since));
-			expect(recent.length).toBeGreaterThan(60);
-			expect(recent.length).toBeLessThan(500);
-			expect([...trigger.emittedIds].sort()).toEqual([...recent].sort());
-			expect(trigger.executions.every((execution) => execution.items.length <= 50)).toBe(true);
-		});
+				const since = Date.now() - 14 * 24 * 3_600_000;
+				const recent = idsOf(history.filter((call) => Date.parse(call.created_at) >= since));
+				expect(recent.length).toBeGreaterThan(60);
+				expect(recent.length).toBeLessThan(500);
+				expect([...trigger.emittedIds].sort()).toEqual([...recent].sort());
+				expect(trigger.executions.every((execution) => execution.items.length <= 50)).toBe(true);
+			},
+			HEAVY_MS,
+		);
 	});
 
 	describe('calls placed several a second (the live service loses them at its pages\u2019 seams)', () => {

@@ -171,3 +171,21 @@ test('a position as a token of the editor: the cursor alone, or JSON with the se
 	expect(positionOfToken('{not json')).toEqual({ cursor: '{not json' });
 	expect(positionOfToken('')).toEqual({});
 });
+
+describe('readSeam: times the nodes read otherwise than the service', () => {
+	test('a cursor that cuts to the minute: the second after the last call is read again', () => {
+		const page = [call('8', '2024-05-16T21:32:40.9Z'), call('7', '2024-05-16T21:32:38.2Z')];
+		expect(readSeam({}, page, '2024-05-16T21:32:00Z').next).toEqual({
+			cursor: '2024-05-16T21:32:39Z',
+			seen: ['7'],
+		});
+	});
+
+	test('calls whose times read as older than the cursor (a zone the service writes and the nodes do not): the cursor\u2019s second again, every id of the page kept', () => {
+		const page = [call('8', '2024-05-16 16:32:40.9'), call('7', '2024-05-16 16:32:38.2')];
+		expect(readSeam({}, page, '2024-05-16T21:32:38Z').next).toEqual({
+			cursor: '2024-05-16T21:32:39Z',
+			seen: ['8', '7'],
+		});
+	});
+});
