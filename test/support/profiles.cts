@@ -48,7 +48,7 @@ const SPEAKER: Record<string, string> = { assistant: 'agent', user: 'customer' }
 
 /**
  * A call as the nodes output it, from the row the service answered: the documented row as it is; a live
- * row with its ids as text, `status` (`completed` once it has an end time, `in_progress` while connected,
+ * row with its ids (its own, its agent's and its user's) as text, `status` (`completed` once it has an end time, `in_progress` while connected,
  * `ringing` before, `not_connected` once it has rung for 10 minutes by `serviceNowMs`), `to` from a
  * non-empty `client_number`, `duration` from `time_seconds` once ended, zero times as null and the chat
  * transcript as turns without its system message.
@@ -68,6 +68,7 @@ export function asOutput(row: any, profile: Profile, serviceNowMs = Date.now()):
 		...row,
 		id: String(row.id),
 		agent_id: String(row.agent_id),
+		user_id: String(row.user_id),
 		status,
 		ended_at: ended ? row.ended_at : null,
 		started_at: ZERO_TIME.test(row.started_at) ? null : row.started_at,
