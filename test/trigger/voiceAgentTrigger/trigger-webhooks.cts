@@ -39,6 +39,7 @@ export type ResponseMode = 'onReceived' | 'lastNode' | 'responseNode';
 export type WorkflowAnswer = (
 	items: IDataObject[],
 	responseMode: ResponseMode,
+	request: { query: Query },
 ) => IDataObject | Promise<IDataObject>;
 
 /** One request that reached the receiver, and how it was answered. */
@@ -250,7 +251,7 @@ export class WebhookServer {
 		try {
 			if (!workflowAnswer)
 				throw new Error(`No workflowAnswer given for response mode ${responseMode}`);
-			produced = await workflowAnswer(items, responseMode);
+			produced = await workflowAnswer(items, responseMode, { query });
 		} catch (error) {
 			entry.error = error as Error;
 			return answer(500, { code: 0, message: 'Error in workflow' });
