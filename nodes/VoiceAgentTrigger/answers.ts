@@ -29,9 +29,9 @@ export function answer(
 }
 
 /** Why a delivery started no execution; each is logged at warn level with its reason. */
-export type Refusal = 'unauthorized' | 'duplicate' | 'in-flight';
+export type NoRunReason = 'unauthorized' | 'duplicate' | 'in-flight';
 
-const ANSWERS: Record<Refusal, { status: number; body: IDataObject }> = {
+const ANSWERS: Record<NoRunReason, { status: number; body: IDataObject }> = {
 	unauthorized: {
 		status: 401,
 		body: { error: 'Unauthorized', message: 'Missing or wrong token' },
@@ -45,11 +45,14 @@ const ANSWERS: Record<Refusal, { status: number; body: IDataObject }> = {
  * Answers a delivery that starts no execution (so no failed run and no Error Workflow), and says why in
  * n8n's log. The reason is a fixed text: no token, no stack trace.
  */
-export function refuse(context: IWebhookFunctions, refusal: Refusal): IWebhookResponseData {
-	const { status, body } = ANSWERS[refusal];
+export function answerWithoutRun(
+	context: IWebhookFunctions,
+	reason: NoRunReason,
+): IWebhookResponseData {
+	const { status, body } = ANSWERS[reason];
 	context.logger.warn(
-		`Voice Agent Trigger answered ${status} (${refusal}) and started no execution`,
-		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: refusal },
+		`Voice Agent Trigger answered ${status} (${reason}) and started no execution`,
+		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason },
 	);
 	return answer(context, status, body);
 }
@@ -63,7 +66,7 @@ export function answerDuplicate(
 	known: EventState,
 ): IWebhookResponseData {
 	const kept = known.inFlight ? undefined : known.answer;
-	if (!kept) return refuse(context, known.inFlight ? 'in-flight' : 'duplicate');
+	if (!kept) return answerWithoutRun(context, known.inFlight ? 'in-flight' : 'duplicate');
 	context.logger.warn(
 		'Voice Agent Trigger answered a redelivered event with the answer of its first run and started no execution',
 		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: 'duplicate' },

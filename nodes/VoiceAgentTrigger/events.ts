@@ -7,7 +7,7 @@ import {
 	withTranscriptFormat,
 	type TranscriptFormat,
 } from '../shared/parameters/transcriptFormat';
-import { answer, answerDuplicate, refuse, settleOnAnswer } from './answers';
+import { answer, answerDuplicate, answerWithoutRun, settleOnAnswer } from './answers';
 import { readCallDetails } from './callDetails';
 import { beginHandling, forget, stateOf, untilSettled } from './redeliveries';
 import { isTokenOf, registrations } from './registrationStore';
@@ -88,7 +88,7 @@ async function claim(
  */
 export async function receiveEvent(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const registration = authenticRegistration(this);
-	if (!registration) return refuse(this, 'unauthorized');
+	if (!registration) return answerWithoutRun(this, 'unauthorized');
 	const event = decodeEvent(this.getBodyData());
 	if (!event) {
 		return answer(this, 400, {

@@ -94,7 +94,7 @@ export function recordHandled(trigger: string, key: string, answer?: KeptAnswer)
 	wake(trigger, key);
 }
 
-/** The event was not handled (its run failed, or it was refused): a redelivery runs it again. */
+/** The event was not handled (its run failed, or n8n answered it non-2xx): a redelivery runs it again. */
 export function forget(trigger: string, key: string): void {
 	const events = known.get(trigger);
 	if (events) dropEvent(events, key);
