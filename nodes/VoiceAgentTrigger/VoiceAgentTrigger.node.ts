@@ -27,7 +27,7 @@ export class VoiceAgentTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle:
-			'={{ ($parameter["events"] || []).map(event => ({"call_started": "Call Started", "call_ended": "Call Ended", "tool_call": "Tool Call"})[event] || event).join(", ") }}',
+			'={{ ($parameter["events"] || []).map(event => ({"call_started": "Call Started", "call_ended": "Call Ended", "tool_call": "Tool Call", "action": "Action"})[event] || event).join(", ") }}',
 		// n8n's node panel merges this trigger and the Voice Agent node into one entry, described by this text.
 		description:
 			'Voice agents and their phone calls: place real phone calls and read transcripts; start a workflow when a call starts or ends, or when the agent calls a tool',
@@ -61,6 +61,11 @@ export class VoiceAgentTrigger implements INodeType {
 				type: 'multiOptions',
 				required: true,
 				options: [
+					{
+						name: 'Action',
+						value: 'action',
+						description: 'The agent takes one of its actions during a call (e.g. forwards it)',
+					},
 					{
 						name: 'Call Ended',
 						value: 'call_ended',
@@ -107,7 +112,7 @@ export class VoiceAgentTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call". Only calls of this agent are fetched; otherwise "call_details_skipped" says why.',
+						'Whether to output the whole call (transcript, duration) for Call Ended events as "call": the call the event carries, or else fetched (only calls of this agent). When it cannot be had, the event still runs and "call_details_skipped" says why.',
 				},
 				transcriptFormatOption({
 					description: 'How to output the transcript of the call under "call"',
