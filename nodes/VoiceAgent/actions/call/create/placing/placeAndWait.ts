@@ -7,7 +7,8 @@ import { InputValidator } from '../../../../../shared/validation';
 import { endedOutcome, type ItemAttempt } from '../attempts/callAgain';
 import type { BatchSeams } from '../batch/callBatch';
 import { CallDeferred } from '../callingHours/option';
-import { ledgerOf, markEnded } from '../records/callLedger';
+import { ledgerOf } from '../records/callLedger';
+import { callSeenEnded } from '../gate/meetNumber';
 import { outcomeFields, OUTCOMES_VERSION } from '../attempts/outcomes';
 import { placeCall } from './placeCall';
 import { placeOnce, type ItemCall } from './placeOnce';
@@ -78,7 +79,7 @@ export async function placeAndWait(
 	const placedAt = new Date().toISOString();
 	const ended = await waitForEnd(context, call, item.wait, item.itemIndex, seams.schedule);
 	if (!ended.ended) return { ...ended, ...found, placed_at: placedAt, ...outcome('placed') };
-	markEnded(ledgerOf(context), call.id);
+	callSeenEnded(ledgerOf(context), item.account, ended);
 	const endSeenMs = Date.now();
 	const result = byOutcome
 		? {

@@ -19,8 +19,8 @@ import { recordCaller, sameCaller, type Caller } from '../records/caller';
 import { deferralOf, type ItemHours } from '../callingHours/option';
 import { readHour, takeHourCall, type HourBudget, type HourCall } from '../guards/callsPerHour';
 import { checkCallLimit } from '../guards/maxCallsPerRun';
-import { mayHaveBeenPlacedError, placedBefore } from './placedBefore';
-import { enterGate, isPass, type GatePass } from '../gate/numberGate';
+import { gateFullError, mayHaveBeenPlacedError, placedBefore } from './placedBefore';
+import { enterGate, GATE_FULL, isPass, type GatePass } from '../gate/numberGate';
 import { earlierInRun, meetNumber, runRecords } from '../gate/meetNumber';
 import {
 	attemptPlacedAlready,
@@ -50,6 +50,8 @@ export interface ItemCall {
 	hours?: ItemHours;
 	/** The number's key in the process's gate (gate/numberGate.ts): account, caller, number. */
 	gateKey: string;
+	/** The account's fingerprint (its Base URL and key): another account's call IDs are other calls. */
+	account: string;
 	/** Max Calls per Hour, when on. */
 	hourBudget?: HourBudget;
 }
@@ -147,6 +149,7 @@ export async function placeOnce(
 		};
 		const holder = { executionId, ledger, run, itemIndex: item.itemIndex, record };
 		const entered = enterGate(item.gateKey, holder, Date.now());
+		if (entered === GATE_FULL) throw gateFullError(context, item);
 		if (!isPass(entered)) {
 			const met = await meetNumber(context, ledger, item, entered, run);
 			if (met !== 'again') return met;
