@@ -2,7 +2,12 @@ import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getCall, newestCall, type CallFilter } from '../../../../../shared/api/calls';
-import { isLive, LONGEST_CALL_MS, surelyEnded } from '../../../../../shared/callStatus';
+import {
+	isLive,
+	LONGEST_CALL_MS,
+	numberCalled,
+	surelyEnded,
+} from '../../../../../shared/callStatus';
 import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { Call, CallSummary } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
@@ -58,7 +63,7 @@ export function skipWindowMinutes(
 
 /** A call as reasons name it: its number as the service writes it (none while a live call rings). */
 const callOf = (call: CallSummary) =>
-	`Call ${call.id} of agent ${call.agent_id} to ${call.to ?? call.client_number ?? ''}`;
+	`Call ${call.id} of agent ${call.agent_id} to ${numberCalled(call)}`;
 
 const asMinutes = (ms: number) => `${Math.floor(ms / 60_000)} min ${Math.floor(ms / 1000) % 60} s`;
 

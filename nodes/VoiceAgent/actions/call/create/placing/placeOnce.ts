@@ -21,6 +21,7 @@ import { readHour, takeHourCall, type HourBudget, type HourCall } from '../guard
 import { checkCallLimit } from '../guards/maxCallsPerRun';
 import { gateFullError, mayHaveBeenPlacedError, placedBefore } from './placedBefore';
 import { enterGate, GATE_FULL, isPass, type GatePass } from '../gate/numberGate';
+import { waitedForRinging } from '../guards/ringingElsewhere';
 import { earlierInRun, meetNumber, runRecords } from '../gate/meetNumber';
 import {
 	attemptPlacedAlready,
@@ -206,7 +207,7 @@ async function decideAndPlace(
 			runRecords(ledger).set(numberKey, { record, itemIndex: item.itemIndex });
 		const { previousCallId } = item;
 		let lookedUpAt = 0;
-		const lookUp = async () => {
+		const byNumber = async () => {
 			lookedUpAt = Date.now();
 			return previousCallId
 				? await attemptPlacedAlready(context, item.filter, {
@@ -217,6 +218,13 @@ async function decideAndPlace(
 							placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
 					})
 				: await recentlyCalled(context, item.filter, item.windowMinutes);
+		};
+		// Where the list is looked at, a call placed elsewhere that rings with no number is waited for first.
+		const lookUp = async () => {
+			const found = await byNumber();
+			if (found || (previousCallId === undefined && item.windowMinutes <= 0)) return found;
+			const check = { ...item, to: item.body.to };
+			return (await waitedForRinging(context, check)) ? await byNumber() : undefined;
 		};
 		const recheck: Recheck = async () =>
 			Date.now() - lookedUpAt >= LOOK_UP_FRESH_MS ? await lookUp() : undefined;
