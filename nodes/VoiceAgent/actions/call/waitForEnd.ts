@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { hasEnded } from '../../../shared/callStatus';
+import { hasEnded, neverConnected } from '../../../shared/callStatus';
 import { withSystemMessagesOf } from '../../../shared/decode/call';
 import { dataProblemError } from '../../../shared/errors';
 import { labelsByName } from '../../../shared/fields';
@@ -114,19 +114,25 @@ export async function waitForEnd(
 	settings: WaitSettings,
 	itemIndex: number,
 	schedule: WaitSchedule = new WaitSchedule(context),
-): Promise<Call & { ended: boolean }> {
+): Promise<Call & { ended: boolean; never_connected?: boolean }> {
 	const { latest, lastFailure } = await schedule.waitFor(call, {
 		maxWaitMs: settings.maxWaitMs,
 		firstIntervalMs: settings.firstIntervalMs,
 	});
-	if (hasEnded(latest)) return withSystemMessagesOf(latest, { ...latest, ended: true });
+	// A call that never connected says so: its person was not reached (it may still ring at Max Wait).
+	const connection = neverConnected(latest) ? { never_connected: true } : {};
+	if (hasEnded(latest))
+		return withSystemMessagesOf(latest, { ...latest, ended: true, ...connection });
 	if (settings.failAtMaxWait) {
 		const failure = lastFailure ? ` The last check failed: ${lastFailure.message}.` : '';
+		const after = asMinutes(settings.maxWaitMs);
 		throw dataProblemError(context.getNode(), {
-			message: `The call ${call.id} had not ended after ${asMinutes(settings.maxWaitMs)} (status ${latest.status}) [item ${itemIndex}]`,
+			message: neverConnected(latest)
+				? `The call ${call.id} had not connected after ${after}: it still rang (status ${latest.status}) [item ${itemIndex}]`
+				: `The call ${call.id} had not ended after ${after} (status ${latest.status}) [item ${itemIndex}]`,
 			description: `The call goes on: only the wait is over.${failure} Set a longer Max Wait, or choose to output the call as it is.`,
 			itemIndex,
 		});
 	}
-	return withSystemMessagesOf(latest, { ...latest, ended: false });
+	return withSystemMessagesOf(latest, { ...latest, ended: false, ...connection });
 }

@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { neverConnected } from '../../../../../shared/callStatus';
 import type { Call } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { leadTime, nextCallTime, type ItemHours } from '../callingHours/option';
@@ -146,7 +147,10 @@ export function attemptGiven(context: IExecuteFunctions, itemIndex: number): num
 	}
 }
 
-/** The outcome fields of an item whose call was seen to end. */
+/**
+ * The outcome fields of an item whose call was seen to end, or never connected within the item's wait
+ * (Call Again takes such a call as failed: its person was not reached).
+ */
 export function endedOutcome(
 	call: Call,
 	attempt: ItemAttempt,
@@ -157,18 +161,19 @@ export function endedOutcome(
 	const status = String(call.status ?? '').trim();
 	const reached = attempt.success.has(status.toLowerCase());
 	if (attempt.attempts <= 1 || reached) return outcomeFields('ended', attempt.attempt);
+	const how = neverConnected(call) ? 'never connected' : `ended "${status}"`;
 	const left = attempt.attempts - attempt.attempt;
 	if (left <= 0) {
-		const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ended "${status}": no attempt is left.`;
+		const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ${how}: no attempt is left.`;
 		return outcomeFields('ended', attempt.attempt, { reason });
 	}
 	const dueMs = nextCallTime(hours, endSeenMs + attempt.minutesBetween * 60_000);
 	if (dueMs === undefined) {
-		const reason = `Attempt ${attempt.attempt} ended "${status}", and Calling Hours do not open again within a week: not called again.`;
+		const reason = `Attempt ${attempt.attempt} ${how}, and Calling Hours do not open again within a week: not called again.`;
 		return outcomeFields('ended', attempt.attempt, { reason });
 	}
 	const nextCallAt = leadTime(hours, dueMs, fallbackZone);
-	const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ended "${status}": attempt ${attempt.attempt + 1} is due at ${nextCallAt}.`;
+	const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ${how}: attempt ${attempt.attempt + 1} is due at ${nextCallAt}.`;
 	return outcomeFields('retry_due', attempt.attempt + 1, {
 		next_call_at: nextCallAt,
 		retry_at: nextCallAt,

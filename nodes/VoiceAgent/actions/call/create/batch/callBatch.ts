@@ -13,7 +13,9 @@ import { hasEnded } from '../../../../../shared/callStatus';
 import type { Call } from '../../../../../shared/types';
 import { InputValidator } from '../../../../../shared/validation';
 import { failedItemOutput } from '../../../itemFailure';
-import { markEnded, type CallLedger } from '../records/callLedger';
+import { accountOf } from '../../../../../shared/transport/request';
+import type { CallLedger } from '../records/callLedger';
+import { callSeenEnded } from '../gate/meetNumber';
 import { Progress } from '../attempts/outcomes';
 import { nodeSlotsOf, type NodeSlots } from './nodeSlots';
 import { CallPace } from './pace';
@@ -30,10 +32,7 @@ const MAX_CALLS_AT_ONCE = 50;
 const HELD_CHECK_MS = 3_000;
 /** One call a second at most: above that, Retry-After and the service's own limits decide anyway. */
 const MAX_CALLS_PER_MINUTE = 60 * 60;
-/**
- * The longest the loops over all items (checks, lookups) keep n8n's event loop before giving it a turn:
- * webhooks, the editor and other executions of the instance wait for as long as they run.
- */
+/** The longest the loops over all items keep n8n's event loop before giving it a turn (webhooks wait). */
 const YIELD_AFTER_MS = 10;
 
 export const batchOptions: INodeProperties[] = [
@@ -210,7 +209,7 @@ export async function runCallBatch<Request, Prepared>(
 			firstIntervalMs: HELD_CHECK_MS,
 			giveUp: runIsOver,
 		});
-		if (hasEnded(latest)) markEnded(ledger, callId);
+		if (hasEnded(latest)) callSeenEnded(ledger, await accountOf(context), latest);
 		else if (!runIsOver() && !stopped()) outputs[itemIndex] = releasedOutput(outputs[itemIndex]);
 	};
 	const worker = async () => {
