@@ -5,6 +5,8 @@
  * and Calling Hours do the same job on both; what only one service does is in its own suite
  * (create.live.test.cts, and the documented suites beside this one). Run in n8n-core's real engine.
  */
+import type { INodeParameters } from 'n8n-workflow';
+
 import { callsPosted, createAgent } from '../../support/api.cts';
 import { restoreClock, setClock } from '../../support/clock.cts';
 import { rl } from '../../support/n8n.cts';
@@ -24,7 +26,7 @@ describe.each(['documented', 'live'] as const)('the %s profile', (profile) => {
 		await sandbox.clearRequests();
 	});
 
-	const create = (options: Record<string, unknown> = {}) => ({
+	const create = (options: INodeParameters = {}) => ({
 		resource: 'call',
 		operation: 'create',
 		from: rl(agent.id),
@@ -33,7 +35,7 @@ describe.each(['documented', 'live'] as const)('the %s profile', (profile) => {
 		options,
 	});
 	const waiting = { waitForEnd: true, maxWaitMinutes: 0.1, firstCheckSeconds: 1 };
-	const run = (options: Record<string, unknown>, input: Record<string, unknown>[]) =>
+	const run = (options: INodeParameters, input: Record<string, unknown>[]) =>
 		runWith(sandbox, create(options), { input, typeVersion: 1.4 });
 
 	test('Create without waiting: the call placed, its ID as text, its number, once', async () => {
