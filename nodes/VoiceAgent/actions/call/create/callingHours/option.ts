@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import type { InputValidator } from '../../../../../shared/validation';
 import { fromVersion13, OUTCOMES_VERSION } from '../attempts/outcomes';
-import { zonesOfNumber } from './phoneZones';
+import { zonesOfNumber } from '../../../../../shared/phoneZones/phoneZones';
 import {
 	isInsideWindow,
 	isoWithOffset,

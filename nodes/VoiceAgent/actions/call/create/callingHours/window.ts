@@ -9,7 +9,12 @@
  * forward over `from` it opens at the change (02:30 in New York's skipped hour opens at 03:00 EDT), and on the
  * day they go back it opens at the first `from` and stays open through the repeated hour.
  */
-import { DAY, firstInstantShowing, formatterOf, offsetAt } from './zoneOffsets';
+import {
+	DAY,
+	firstInstantShowing,
+	formatterOf,
+	offsetAt,
+} from '../../../../../shared/phoneZones/zoneOffsets';
 
 export interface CallingWindow {
 	/** The local days the window opens, 0 = Sunday … 6 = Saturday. */
