@@ -11,8 +11,8 @@ import {
 	claimSlot,
 	ledgerOf,
 	markEnded,
-	type CallRecord,
 } from '../../../../../nodes/VoiceAgent/actions/call/create/records/callLedger';
+import type { CallRecord } from '../../../../../nodes/VoiceAgent/actions/call/create/model';
 import { sameCaller } from '../../../../../nodes/VoiceAgent/actions/call/create/records/caller';
 import { checkCallLimit } from '../../../../../nodes/VoiceAgent/actions/call/create/guards/maxCallsPerRun';
 import { InputValidator } from '../../../../../nodes/shared/validation';

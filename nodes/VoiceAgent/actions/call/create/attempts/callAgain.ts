@@ -4,7 +4,8 @@ import { neverConnected } from '../../../../../shared/callStatus';
 import type { Call } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { leadTime, nextCallTime, type ItemHours } from '../callingHours/option';
-import { fromVersion13, outcomeFields, OUTCOMES_VERSION } from './outcomes';
+import { fromVersion13, OUTCOMES_VERSION } from '../model';
+import { outcomeFields } from './outcomes';
 
 const MAX_ATTEMPTS = 5;
 const FIELD = 'Call Again When the Call Fails';

@@ -1,11 +1,8 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { isOutcomeUnknown } from '../../../../../shared/errors';
-import { mayHaveCalled, type CallRecord } from '../records/callLedger';
-
-/** Node version 1.3 brought Calling Hours, Call Again and the outcome fields. */
-export const OUTCOMES_VERSION = 1.3;
-export const fromVersion13 = { show: { '@version': [{ _cnd: { gte: OUTCOMES_VERSION } }] } };
+import type { CallRecord } from '../model';
+import { mayHaveCalled } from '../records/callLedger';
 
 /**
  * What happened to a lead, one per output item of Call → Create (node version 1.3): a user maps it and

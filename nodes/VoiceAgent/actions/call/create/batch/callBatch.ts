@@ -14,9 +14,9 @@ import type { Call } from '../../../../../shared/types';
 import { InputValidator } from '../../../../../shared/validation';
 import { failedItemOutput } from '../../../itemFailure';
 import { accountOf } from '../../../../../shared/transport/request';
-import type { CallLedger } from '../records/callLedger';
-import { callSeenEnded } from '../gate/meetNumber';
+import type { CallLedger } from '../model';
 import { Progress } from '../attempts/outcomes';
+import { callSeenEnded, type BatchSeams } from '../attempts/placeAndWait';
 import { nodeSlotsOf, type NodeSlots } from './nodeSlots';
 import { CallPace } from './pace';
 import { releasedOutput, slotHoldOption } from './slotHold';
@@ -92,13 +92,6 @@ function batchSettings(context: IExecuteFunctions): BatchSettings {
 			? undefined
 			: validate.integer(perMinute, LABELS.maxCallsPerMinute, 1, MAX_CALLS_PER_MINUTE),
 	};
-}
-
-/** What a batch's calls share: the pace, one schedule of waits; from 1.4 an item's node slot, once its number is held. */
-export interface BatchSeams {
-	pace?: CallPace;
-	schedule?: WaitSchedule;
-	takeSlot?: () => Promise<void>;
 }
 
 /** The per-item unit of Create, as the batch runs it: checked, prepared, run. */
@@ -186,10 +179,9 @@ export async function runCallBatch<Request, Prepared>(
 
 	// From version 1.4 the node's slots and pace are shared by its executions running now (nodeSlots.ts).
 	const nodeSlots = nodeSlotsOf(context);
-	const seams: BatchSeams = {
-		pace: new CallPace(context, settings.maxCallsPerMinute, ledger, Date.now, nodeSlots?.pace),
-		schedule: new WaitSchedule(context),
-	};
+	const pace = new CallPace(context, settings.maxCallsPerMinute, ledger, Date.now, nodeSlots?.pace);
+	const schedule = new WaitSchedule(context);
+	const seams: BatchSeams = { pace, schedule };
 	const signal = cancelSignalOf(context);
 	let fatal: unknown;
 	let next = 0;
@@ -204,7 +196,7 @@ export async function runCallBatch<Request, Prepared>(
 		const holdMs = steps.slotHoldMs(requests.get(itemIndex) as Request);
 		if (callId === undefined || holdMs === undefined) return;
 		const runIsOver = () => nodeSlots === undefined && next >= ready.length;
-		const { latest } = await (seams.schedule as WaitSchedule).waitFor({ id: callId } as Call, {
+		const { latest } = await schedule.waitFor({ id: callId } as Call, {
 			maxWaitMs: holdMs,
 			firstIntervalMs: HELD_CHECK_MS,
 			giveUp: runIsOver,
@@ -235,8 +227,8 @@ export async function runCallBatch<Request, Prepared>(
 					fatal ??= itemError;
 					// Calls still waiting for their pace slot were never sent: their error must say so, not
 					// carry the failed item's error (which may be an ambiguous "may have been placed").
-					seams.pace?.stop(notPlacedError(context));
-					seams.schedule?.stop(fatal);
+					pace.stop(notPlacedError(context));
+					schedule.stop(fatal);
 					nodeSlots?.wake();
 				}
 			}

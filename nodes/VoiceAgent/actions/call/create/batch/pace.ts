@@ -2,7 +2,7 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { waitUnlessCancelled } from '../../../../../shared/transport/cancel';
 import { type AttemptReport, type RequestObserver } from '../../../../../shared/transport/types';
-import type { CallLedger } from '../records/callLedger';
+import type { CallLedger } from '../model';
 import type { PaceWindow } from './nodeSlots';
 
 /**

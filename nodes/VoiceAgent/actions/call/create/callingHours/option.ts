@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { InputValidator } from '../../../../../shared/validation';
-import { fromVersion13, OUTCOMES_VERSION } from '../attempts/outcomes';
+import { fromVersion13, OUTCOMES_VERSION } from '../model';
 import { zonesOfNumber } from '../../../../../shared/phoneZones/phoneZones';
 import {
 	isInsideWindow,

@@ -6,7 +6,7 @@ import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { AttemptReport } from '../../../../../shared/transport/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
-import type { CallRecord } from '../records/callLedger';
+import type { CallRecord } from '../model';
 
 /**
  * An AI tool (AI Agent, MCP Server Trigger) places at most this many calls an hour per agent unless the

@@ -2,7 +2,8 @@ import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workfl
 
 import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
-import { callsCounted, type CallLedger } from '../records/callLedger';
+import type { CallLedger } from '../model';
+import { callsCounted } from '../records/callLedger';
 
 /** An AI Agent's tool places one call per execution unless the workflow allows more. */
 const TOOL_DEFAULT_MAX_CALLS = 1;

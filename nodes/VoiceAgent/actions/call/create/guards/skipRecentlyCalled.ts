@@ -11,7 +11,8 @@ import {
 import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { Call, CallSummary } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
-import { advance, type CallLedger, type CallRecord } from '../records/callLedger';
+import type { CallLedger, CallRecord, SkippedCall } from '../model';
+import { advance } from '../records/callLedger';
 
 /** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
 const DEFAULT_WINDOW_MINUTES = 15;
@@ -91,12 +92,6 @@ export function recentCallReason(
 	if (ageMs < windowMinutes * 60_000) return `${of} began ${asMinutes(ageMs)} ago, ${notAgain}`;
 	return undefined;
 }
-
-/**
- * A call found instead of placing one. `ownAttempt`: it is this very attempt's call (placed by an
- * earlier execution of the same attempt), so its end is the attempt's outcome; never output.
- */
-export type SkippedCall = Call & { skipped: true; skipReason: string; ownAttempt?: true };
 
 /**
  * Thrown from just before POST /call when a look again (the last look being a second old or more) finds

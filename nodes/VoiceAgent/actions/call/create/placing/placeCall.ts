@@ -19,9 +19,10 @@ import { latestInstantOf } from '../../../../../shared/serviceTime';
 import { numberCalled } from '../../../../../shared/callStatus';
 import { oncePerRun } from '../../../../../shared/runCache';
 import type { Call } from '../../../../../shared/types';
-import { advance, type CallRecord } from '../records/callLedger';
+import type { CallRecord, SkippedCall } from '../model';
+import { advance } from '../records/callLedger';
 import { CallDeferred, deferralOf, type ItemHours } from '../callingHours/option';
-import { CallFoundMeanwhile, recordFound, type SkippedCall } from '../guards/skipRecentlyCalled';
+import { CallFoundMeanwhile, recordFound } from '../guards/skipRecentlyCalled';
 
 /** What POST /call sends for an item, and what is checked before it goes out. */
 interface PlaceRequest {

@@ -1,61 +1,25 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
-import type { CallFilter, NewCall } from '../../../../../shared/api/calls';
+import { getCall, newestCall } from '../../../../../shared/api/calls';
 import { asNodeError } from '../../../../../shared/errors';
+import {
+	cancelledError,
+	cancelSignalOf,
+	throwIfCancelled,
+} from '../../../../../shared/transport/cancel';
 import type { Call } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
-import { runsAsTool } from '../../allowedDestinations';
-import { cancelledError, cancelSignalOf } from '../../../../../shared/transport/cancel';
-import {
-	advance,
-	claimSlot,
-	ledgerOf,
-	runIndexOf,
-	slotOf,
-	type CallLedger,
-	type CallRecord,
-} from '../records/callLedger';
-import { recordCaller, sameCaller, type Caller } from '../records/caller';
-import { deferralOf, type ItemHours } from '../callingHours/option';
-import { readHour, takeHourCall, type HourBudget, type HourCall } from '../guards/callsPerHour';
-import { checkCallLimit } from '../guards/maxCallsPerRun';
-import { gateFullError, mayHaveBeenPlacedError, placedBefore } from './placedBefore';
-import { enterGate, GATE_FULL, isPass, type GatePass } from '../gate/numberGate';
+import type { CallRecord, SkippedCall } from '../model';
+import { waitForHolder } from '../gate/numberGate';
+import { readHour } from '../guards/callsPerHour';
 import { waitedForRinging } from '../guards/ringingElsewhere';
-import { earlierInRun, meetNumber, runRecords } from '../gate/meetNumber';
 import {
 	attemptPlacedAlready,
 	placedForAttempt,
 	recentlyCalled,
-	recordFound,
-	type SkippedCall,
 } from '../guards/skipRecentlyCalled';
-
-/** One item's call, its input checked and its agent resolved. */
-export interface ItemCall {
-	body: NewCall;
-	/** Who places the call: another agent (or number to call from) is another call. */
-	caller: Caller;
-	/** The agent's calls to the number. */
-	filter: CallFilter;
-	itemIndex: number;
-	/** Max Calls per Run; 0: no limit. */
-	maxCalls: number;
-	/** Skip If Called Within (Minutes); 0: off. */
-	windowMinutes: number;
-	/** The lead's attempt (Call Again), 1 without it: another attempt is another call. */
-	attempt: number;
-	/** From attempt 2: the call of the attempt before. */
-	previousCallId?: string;
-	/** Calling Hours: no call starts outside them. */
-	hours?: ItemHours;
-	/** The number's key in the process's gate (gate/numberGate.ts): account, caller, number. */
-	gateKey: string;
-	/** The account's fingerprint (its Base URL and key): another account's call IDs are other calls. */
-	account: string;
-	/** Max Calls per Hour, when on. */
-	hourBudget?: HourBudget;
-}
+import { decide, factsOf, settle } from '../decide/decide';
+import type { Facts, Found, ItemCall, LookUp } from '../decide/taken';
 
 /**
  * Looks again whether the number was called meanwhile (the skip window, or the attempt placed), when
@@ -78,46 +42,77 @@ type Place = (
 	placing: () => void,
 ) => Promise<Call | SkippedCall>;
 
-/** What an earlier record of the item's slot says, read without awaiting anything. */
-type Earlier =
-	/** Placed (or found as skipped) before: output it. */
-	| { placed: CallRecord }
-	/** Sent before, outcome not known: never dial again. */
-	| { unknown: CallRecord }
-	/** Nothing placed for this call yet, or being placed right now (the gate knows): decide. */
-	| undefined;
-
-function earlierRecord(
-	context: IExecuteFunctions,
-	ledger: CallLedger,
-	item: ItemCall,
-	slot: string,
-): Earlier {
-	const record = ledger.records[slot];
-	const sameCall =
-		record?.to === item.body.to &&
-		(record.attempt ?? 1) === item.attempt &&
-		(runsAsTool(context) || sameCaller(record, item.caller));
-	if (!record || !sameCall) return undefined;
-	if (record.callId !== undefined) return { placed: record };
-	// Claimed or sent right now by a concurrent use meets it in the gate; a try that stopped before
-	// sending placed nothing; neither did a refusal.
-	if (['claimed', 'notSent', 'skipped'].includes(record.state) || heldNow.has(record))
-		return undefined;
-	return { unknown: record };
+/**
+ * The skip window's look-up, or from attempt 2 the previous attempt's call. Where the list is looked at, a
+ * call placed elsewhere that rings with no number is waited for first (guards/ringingElsewhere.ts).
+ */
+function recentLookUp(context: IExecuteFunctions, facts: Facts) {
+	const { item, ledger } = facts;
+	const { previousCallId } = item;
+	let lookedUpAt = 0;
+	const byNumber = async () => {
+		lookedUpAt = Date.now();
+		return previousCallId
+			? await attemptPlacedAlready(context, item.filter, {
+					attempt: item.attempt,
+					previousCallId,
+					callContext: item.body.context ?? '',
+					placedHere: (callId) =>
+						placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
+				})
+			: await recentlyCalled(context, item.filter, item.windowMinutes);
+	};
+	const lookUp = async () => {
+		const found = await byNumber();
+		if (found || (previousCallId === undefined && item.windowMinutes <= 0)) return found;
+		const check = { ...item, to: item.body.to };
+		return (await waitedForRinging(context, check)) ? await byNumber() : undefined;
+	};
+	const recheck: Recheck = async () =>
+		Date.now() - lookedUpAt >= LOOK_UP_FRESH_MS ? await lookUp() : undefined;
+	return { lookUp, recheck };
 }
 
-/** Records whose number this process holds in its gate right now (deciding or placing). */
-const heldNow = new WeakSet<CallRecord>();
+/** Runs a look-up the decision asked for, and keeps its answer in the facts. */
+async function runLookUp(
+	context: IExecuteFunctions,
+	facts: Facts,
+	what: LookUp,
+	recent: () => Promise<SkippedCall | undefined>,
+): Promise<void> {
+	const { item } = facts;
+	if (what === 'recent') facts.recent = (await recent()) ?? null;
+	else if (what === 'hour' && item.hourBudget)
+		facts.hour = await readHour(context, item.hourBudget, item.body.to);
+	else if (what === 'newest') facts.newest = await newestCall(context, item.filter);
+	else if (what === 'listed')
+		facts.listed = (await recentlyCalled(context, item.filter, item.windowMinutes)) ?? null;
+	else {
+		// An answer that cannot be read (5xx, a proxy's page, a 404 of a call the service named) keeps the
+		// call in progress. A call under that ID is this call, however the service spells its number.
+		const callId = facts.met?.callId as string;
+		try {
+			facts.heldCall = await getCall(context, callId);
+		} catch {
+			throwIfCancelled(context);
+			facts.heldCall = { id: callId, to: item.body.to } as Call;
+		}
+	}
+}
+
+/** The call to output instead of placing one: as read, or by ID; marked as skipped unless it is the item's own. */
+async function output(context: IExecuteFunctions, found: Found): Promise<Call | SkippedCall> {
+	const call = found.call ?? (await getCall(context, found.callId));
+	if (found.skipReason === undefined) return call;
+	const own = found.own === true ? { ownAttempt: true as const } : {};
+	return { ...call, skipped: true, skipReason: found.skipReason, ...own };
+}
 
 /**
- * Places the item's call unless it was placed already, whatever runs the node again or at the same
- * time: an earlier try gives back its call, the number held in the process's gate (another execution,
- * an earlier item of the run, a concurrent use of the tool) gives its call as skipped, an earlier
- * execution's call to the number within the window is output marked as skipped, and Max Calls per Run
- * and Max Calls per Hour are checked. The number is entered in the gate synchronously, in the same step
- * as every check that reads the ledger, and before anything that waits (a slot, the pace). `place`
- * sends POST /call once.
+ * Places the item's call unless it was placed already, whatever runs the node again or at the same time
+ * (decide/decide.ts says what holds it back): asks the decision, runs the look-ups and waits it asks for,
+ * and when it says place, sends POST /call once (`place`). The gate is told what the record says once the
+ * call is sent and answered, found instead, or refused.
  */
 export async function placeOnce(
 	context: IExecuteFunctions,
@@ -125,127 +120,29 @@ export async function placeOnce(
 	item: ItemCall,
 	place: Place,
 ): Promise<Call | SkippedCall> {
-	const ledger = ledgerOf(context, item.itemIndex);
-	const slot = slotOf(context, item.itemIndex, item.body.to);
-	const run = runsAsTool(context) ? undefined : runIndexOf(context);
-	// One call per number and node run, whatever the skip window: a later item takes the first's outcome.
-	const numberKey = run === undefined ? undefined : `${run}|${item.gateKey}`;
-	const executionId = context.getExecutionId();
-	// From the top of the loop to the gate's pass nothing awaits: the checks and the pass are one step.
-	for (;;) {
-		const earlier = earlierRecord(context, ledger, item, slot);
-		if (earlier && 'placed' in earlier) return await placedBefore(context, item, earlier.placed);
-		if (earlier)
-			throw mayHaveBeenPlacedError(context, item, earlier.unknown, 'an earlier run of this node');
-		const inRun = earlierInRun(context, ledger, item, numberKey);
-		const taken = inRun && (await inRun);
-		if (taken) return taken;
-		const record: CallRecord = {
-			...recordCaller(item.caller),
-			to: item.body.to,
-			state: 'claimed',
-			executionId,
-			...(run === undefined ? {} : { run }),
-			...(item.attempt > 1 ? { attempt: item.attempt } : {}),
-		};
-		const holder = { executionId, ledger, run, itemIndex: item.itemIndex, record };
-		const entered = enterGate(item.gateKey, holder, Date.now());
-		if (entered === GATE_FULL) throw gateFullError(context, item);
-		if (!isPass(entered)) {
-			const met = await meetNumber(context, ledger, item, entered, run);
-			if (met !== 'again') return met;
-			continue;
-		}
-		return await decideAndPlace(
-			context,
-			validate,
-			item,
-			{ ledger, slot, numberKey, record },
-			{
-				pass: entered,
-				place,
-			},
-		);
-	}
-}
-
-/** The number is this item's in the gate: every check, then POST /call once; the gate told the outcome. */
-async function decideAndPlace(
-	context: IExecuteFunctions,
-	validate: InputValidator,
-	item: ItemCall,
-	{
-		ledger,
-		slot,
-		numberKey,
-		record,
-	}: {
-		ledger: CallLedger;
-		slot: string;
-		numberKey: string | undefined;
-		record: CallRecord;
-	},
-	{ pass, place }: { pass: GatePass; place: Place },
-): Promise<Call | SkippedCall> {
-	let hourCall: HourCall | undefined;
-	heldNow.add(record);
-	// The record says what the gate keeps: the call placed, a call nobody could name, or nothing.
-	const land = () => {
-		heldNow.delete(record);
-		hourCall?.land(record);
-		if (record.callId !== undefined && record.state !== 'skipped') pass.placed(record.callId);
-		else if (['sent', 'unnamed', 'unknown'].includes(record.state)) pass.unknown();
-		pass.leave();
-	};
+	const facts = factsOf(context, validate, item);
+	const { lookUp, recheck } = recentLookUp(context, facts);
 	try {
-		// Outside Calling Hours nothing is placed: a later run inside them may place the call.
-		const deferred = deferralOf(context.getNode(), item.hours, item.body.to, Date.now());
-		if (deferred) throw deferred;
-		checkCallLimit(ledger, validate, item.maxCalls, item.body.to);
-		claimSlot(ledger, slot, record);
-		if (numberKey !== undefined)
-			runRecords(ledger).set(numberKey, { record, itemIndex: item.itemIndex });
-		const { previousCallId } = item;
-		let lookedUpAt = 0;
-		const byNumber = async () => {
-			lookedUpAt = Date.now();
-			return previousCallId
-				? await attemptPlacedAlready(context, item.filter, {
-						attempt: item.attempt,
-						previousCallId,
-						callContext: item.body.context ?? '',
-						placedHere: (callId) =>
-							placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
-					})
-				: await recentlyCalled(context, item.filter, item.windowMinutes);
-		};
-		// Where the list is looked at, a call placed elsewhere that rings with no number is waited for first.
-		const lookUp = async () => {
-			const found = await byNumber();
-			if (found || (previousCallId === undefined && item.windowMinutes <= 0)) return found;
-			const check = { ...item, to: item.body.to };
-			return (await waitedForRinging(context, check)) ? await byNumber() : undefined;
-		};
-		const recheck: Recheck = async () =>
-			Date.now() - lookedUpAt >= LOOK_UP_FRESH_MS ? await lookUp() : undefined;
-		// The number's own earlier call is found before the hour's budget is charged.
-		const recent = await lookUp();
-		if (recent) {
-			recordFound(record, recent);
-			land();
-			return recent;
+		for (;;) {
+			const next = decide(facts, Date.now());
+			if (next.kind === 'found') return await output(context, next);
+			if (next.kind === 'refuse') throw next.error;
+			if (next.kind === 'defer') throw next.deferred;
+			if (next.kind === 'lookUp') await runLookUp(context, facts, next.what, lookUp);
+			if (next.kind === 'wait') {
+				await waitForHolder(next.entry, cancelSignalOf(context));
+				throwIfCancelled(context);
+				facts.waited = true;
+			}
+			if (next.kind !== 'place') continue;
+			if (cancelSignalOf(context)?.aborted) throw cancelledError(context);
+			const { pass, record } = facts as Required<Facts>;
+			const call = await place(record, recheck, () => pass.placing());
+			settle(facts);
+			return call;
 		}
-		if (item.hourBudget) {
-			const read = await readHour(context, item.hourBudget, item.body.to);
-			hourCall = takeHourCall(item.hourBudget, read, validate, item.body.to);
-		}
-		if (cancelSignalOf(context)?.aborted) throw cancelledError(context);
-		const call = await place(record, recheck, () => pass.placing());
-		land();
-		return call;
 	} catch (error) {
-		if (record.state === 'claimed') advance(record, 'notSent');
-		land();
+		settle(facts);
 		throw asNodeError(context.getNode(), error);
 	}
 }

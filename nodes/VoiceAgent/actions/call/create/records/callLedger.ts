@@ -3,22 +3,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { configurationError } from '../../../../../shared/errors';
 import { oncePerRun } from '../../../../../shared/runCache';
 import { runsAsTool } from '../../allowedDestinations';
-
-/**
- * Where a call this node set out to place stands. It only moves forward: claimed → sent → placed /
- * unnamed (placed, the answer named no call) / unknown (no answer: maybe placed) / notSent; unnamed and
- * unknown → placed when the call list shows it; placed → ended. claimed → skipped (the number was called
- * already) or notSent (failed before sending). Only `notSent` and `skipped` placed nothing.
- */
-type CallState =
-	| 'claimed'
-	| 'sent'
-	| 'placed'
-	| 'unnamed'
-	| 'unknown'
-	| 'notSent'
-	| 'skipped'
-	| 'ended';
+import type { CallLedger, CallRecord, CallState } from '../model';
 
 const NEXT: Record<CallState, readonly CallState[]> = {
 	claimed: ['sent', 'notSent', 'skipped'],
@@ -40,50 +25,6 @@ const MAY_HAVE_CALLED: ReadonlySet<CallState> = new Set([
 	'unknown',
 	'ended',
 ]);
-
-/**
- * One intended call, in the execution's memory. About 100 bytes in the saved execution.
- */
-export interface CallRecord extends IDataObject {
-	/**
-	 * The agent that places it, by ID whichever way From named it ('' when From gave a phone number). In
-	 * records saved without `from`: the picker's `mode:value`, or '' (version 0.1.0: any agent).
-	 */
-	agent: string;
-	/** The number the call is placed from, whichever way From named it. */
-	from?: string;
-	to: string;
-	state: CallState;
-	callId?: string;
-	/** The execution that claimed it: another one is a *Retry execution* of it. */
-	executionId: string;
-	/** The node run (loop pass) whose batch placed it; tools: none. */
-	run?: number;
-	/** Why it was skipped: the call it found instead is output with this. */
-	why?: string;
-	/** The call found is this very attempt's own, placed by an execution whose outcome never reached the lead. */
-	own?: boolean;
-	/** The lead's attempt (Call Again) from 2 on: each attempt is a call of its own. */
-	attempt?: number;
-	/**
-	 * The slot of the record whose possible call this one is too (a later item with the same number,
-	 * after the first one's outcome was unknown): one possible call counts once, on that record.
-	 */
-	sameCallAs?: string;
-}
-
-/**
- * The execution's memory of Call → Create, kept in n8n's execution context for the node
- * (`getContext('node')`): n8n keeps it across the tries of *Retry On Fail* and the passes of a loop,
- * and saves it with the execution, so *Retry execution* finds it too. Every guard reads it: re-runs
- * (the item's record), Max Calls per Run (records that may have called), the per-number guard (records
- * in flight), Calls at Once (records placed and not seen ended) and the pace (`sentAt`).
- */
-export interface CallLedger extends IDataObject {
-	records: Record<string, CallRecord>;
-	/** n8n's clock (ms) at each POST /call of the last minute: Max New Calls per Minute. */
-	sentAt: number[];
-}
 
 const LEDGER_KEY = 'voiceAgentCalls';
 /** What versions before the ledger kept: placed calls by slot, and the count of Max Calls. */

@@ -3,17 +3,7 @@
  * record is the item's call depends on the agent and the number it calls from, never on how From's
  * picker named them.
  */
-import type { CallRecord } from './callLedger';
-
-/** Who places an item's call, whichever way From names the agent. */
-export interface Caller {
-	/** The agent's ID; undefined when From gives a phone number. */
-	agentId?: string;
-	/** The number the call is placed from. */
-	from: string;
-	/** From's picker as `mode:value`: only to read records saved before `from` was kept. */
-	picker: string;
-}
+import type { CallRecord, Caller } from '../model';
 
 /** The caller as a record keeps it: the agent's ID ('' for a phone number) and the number it calls from. */
 export function recordCaller(caller: Caller): Pick<CallRecord, 'agent' | 'from'> {

@@ -2,18 +2,33 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
 import { asNodeError } from '../../../../../shared/errors';
 import type { FieldLabels } from '../../../../../shared/fields';
+import type { RequestObserver } from '../../../../../shared/transport/types';
 import type { Call } from '../../../../../shared/types';
 import { InputValidator } from '../../../../../shared/validation';
-import { endedOutcome, type ItemAttempt } from '../attempts/callAgain';
-import type { BatchSeams } from '../batch/callBatch';
-import { CallDeferred } from '../callingHours/option';
-import { ledgerOf } from '../records/callLedger';
-import { callSeenEnded } from '../gate/meetNumber';
-import { outcomeFields, OUTCOMES_VERSION } from '../attempts/outcomes';
-import { placeCall } from './placeCall';
-import { placeOnce, type ItemCall } from './placeOnce';
-import type { SkippedCall } from '../guards/skipRecentlyCalled';
 import { waitForEnd, type WaitSettings } from '../../waitForEnd';
+import type { WaitSchedule } from '../../waitSchedule';
+import { OUTCOMES_VERSION, type CallLedger, type SkippedCall } from '../model';
+import { ledgerOf, markEnded } from '../records/callLedger';
+import { callEnded } from '../gate/numberGate';
+import { CallDeferred } from '../callingHours/option';
+import type { ItemCall } from '../decide/taken';
+import { placeCall } from '../placing/placeCall';
+import { placeOnce } from '../placing/placeOnce';
+import { endedOutcome, type ItemAttempt } from './callAgain';
+import { outcomeFields } from './outcomes';
+
+/** What a batch's calls share: the pace, one schedule of waits; from 1.4 an item's node slot, once its number is held. */
+export interface BatchSeams {
+	pace?: RequestObserver;
+	schedule?: WaitSchedule;
+	takeSlot?: () => Promise<void>;
+}
+
+/** A call seen to end: the run's records say so, and the process's gate (only a call that surely ended). */
+export function callSeenEnded(ledger: CallLedger, account: string, call: Call): void {
+	markEnded(ledger, call.id);
+	callEnded(account, call);
+}
 
 /** The item's call with its agent looked up: done for every item before the first call is placed. */
 export interface PreparedCall extends ItemCall {

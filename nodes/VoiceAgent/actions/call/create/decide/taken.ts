@@ -1,0 +1,220 @@
+import type { INode } from 'n8n-workflow';
+
+import type { CallFilter, NewCall } from '../../../../../shared/api/calls';
+import { LONGEST_CALL_MS } from '../../../../../shared/callStatus';
+import { configurationError, noAnswerError } from '../../../../../shared/errors';
+import type { Call } from '../../../../../shared/types';
+import type { InputValidator } from '../../../../../shared/validation';
+import type { CallLedger, CallRecord, Caller, SkippedCall } from '../model';
+import { claimSlot } from '../records/callLedger';
+import { recordCaller } from '../records/caller';
+import { MAX_ENTRIES, type GateEntry, type GatePass } from '../gate/numberGate';
+import type { ItemHours } from '../callingHours/option';
+import type { HourBudget, HourCall, HourRead } from '../guards/callsPerHour';
+
+/** One item's call, its input checked and its agent resolved. */
+export interface ItemCall {
+	body: NewCall;
+	/** Who places the call: another agent (or number to call from) is another call. */
+	caller: Caller;
+	/** The agent's calls to the number. */
+	filter: CallFilter;
+	itemIndex: number;
+	/** Max Calls per Run; 0: no limit. */
+	maxCalls: number;
+	/** Skip If Called Within (Minutes); 0: off. */
+	windowMinutes: number;
+	/** The lead's attempt (Call Again), 1 without it: another attempt is another call. */
+	attempt: number;
+	/** From attempt 2: the call of the attempt before. */
+	previousCallId?: string;
+	/** Calling Hours: no call starts outside them. */
+	hours?: ItemHours;
+	/** The number's key in the process's gate (gate/numberGate.ts): account, caller, number. */
+	gateKey: string;
+	/** The account's fingerprint (its Base URL and key): another account's call IDs are other calls. */
+	account: string;
+	/** Max Calls per Hour, when on. */
+	hourBudget?: HourBudget;
+}
+
+/** The look-ups the decision asks for, each an async read of the service (placing/placeOnce.ts). */
+export type LookUp =
+	/** The skip window's (or, from attempt 2, the previous attempt's) call to the number, after calls ringing elsewhere. */
+	| 'recent'
+	/** The agent's calls of the last hour (Max Calls per Hour). */
+	| 'hour'
+	/** The held number's call, by ID. */
+	| 'heldCall'
+	/** The agent's newest call to a held number whose call nobody could name. */
+	| 'newest'
+	/** The skip window's look-up for a held number whose call ended. */
+	| 'listed';
+
+/**
+ * What the decision knows of one item: what it is, and what its look-ups answered (undefined: not asked;
+ * null: nothing found). The decision fills in the gate's pass (or the entry it met) and the item's record.
+ */
+export interface Facts {
+	node: INode;
+	validate: InputValidator;
+	item: ItemCall;
+	ledger: CallLedger;
+	/** The item's place in the ledger. */
+	slot: string;
+	/** The node run; undefined as an AI tool. */
+	run?: number;
+	executionId: string;
+	asTool: boolean;
+	/** This item's number in the gate, with the record it holds it for. */
+	pass?: GatePass;
+	record?: CallRecord;
+	hourCall?: HourCall;
+	recent?: SkippedCall | null;
+	hour?: HourRead;
+	/** Another's entry for the number, and what was read of it. */
+	met?: GateEntry;
+	waited?: boolean;
+	heldCall?: Call;
+	newest?: { call?: Call; serviceDate?: string };
+	listed?: SkippedCall | null;
+}
+
+/** Output this call: as skipped with `skipReason` (the number was called already), or as the item's own. */
+export interface Found {
+	kind: 'found';
+	callId: string;
+	/** The call as read already; otherwise it is read by ID. */
+	call?: Call;
+	skipReason?: string;
+	/** This very attempt's call (Call Again): its end is the attempt's outcome. */
+	own?: boolean;
+}
+
+/** Who placed the number first, as the outcome of the item that met it says. */
+export interface PlacedFirst {
+	placedBy: string;
+	skipReason(callId: string): string;
+}
+
+export const EARLIER_ITEM = 'an earlier item of this run';
+
+export const earlierItem = (to: string, itemIndex: number): PlacedFirst => ({
+	placedBy: EARLIER_ITEM,
+	skipReason: (callId) =>
+		`Item ${itemIndex} of this run called ${to} already (call ${callId}), so it was not called again`,
+});
+
+export function placedFirstBy(facts: Facts, holder: GateEntry['holder']): PlacedFirst {
+	const { ledger, run, item } = facts;
+	const to = item.body.to;
+	if (holder.ledger === ledger && run !== undefined && holder.run === run)
+		return earlierItem(to, holder.itemIndex);
+	if (holder.ledger === ledger && run !== undefined && holder.run !== undefined)
+		return {
+			placedBy: 'an earlier run of this node in this execution',
+			skipReason: (callId) =>
+				`An earlier run of this node in this execution placed the call to ${to} (call ${callId}), so it was not called again`,
+		};
+	const who =
+		holder.ledger === ledger
+			? 'another use of this node in this execution'
+			: holder.executionId === facts.executionId || holder.executionId === ''
+				? 'another execution'
+				: `execution ${holder.executionId}`;
+	const Who = who.charAt(0).toUpperCase() + who.slice(1);
+	return {
+		placedBy: `${who}, running at the same time`,
+		skipReason: (callId: string) =>
+			`${Who}, running at the same time, placed the call to ${to} (call ${callId}), so it was not called again`,
+	};
+}
+
+/**
+ * The item takes the outcome of the record that placed its number first: undefined when that one placed
+ * nothing (decide again); its call as skipped, remembered as this item's so that a later *Retry execution*
+ * never dials it; refused ("may have been placed") when its outcome is unknown.
+ */
+export function take(
+	facts: Facts,
+	first: { record: CallRecord; by: PlacedFirst; call?: Call; heldUntil?: number },
+): Found | undefined {
+	const { record, by } = first;
+	const { item } = facts;
+	if (record.state === 'notSent') return undefined;
+	const base = {
+		...recordCaller(item.caller),
+		to: item.body.to,
+		executionId: facts.executionId,
+		...(item.attempt > 1 ? { attempt: item.attempt } : {}),
+	};
+	if (record.callId === undefined) {
+		// The same possible call as the first one's: counted once against Max Calls per Run.
+		claimSlot(facts.ledger, facts.slot, { ...base, state: 'unknown', sameCallAs: 'another call' });
+		throw mayHaveBeenPlacedError(facts.node, item, record, by.placedBy, first.heldUntil);
+	}
+	const skipReason =
+		record.state === 'skipped' ? (record.why as string) : by.skipReason(record.callId);
+	// This very attempt's call (Call Again): every re-run gives it back as the attempt's own.
+	const own = record.own === true;
+	claimSlot(facts.ledger, facts.slot, {
+		...base,
+		...{ state: 'skipped', callId: record.callId, why: skipReason },
+		...(own ? { own } : {}),
+	});
+	return { kind: 'found', callId: record.callId, call: first.call, skipReason, own };
+}
+
+/** The call an earlier run of the node placed for this item: output again, never dialled again. */
+export function placedBefore(facts: Facts, record: CallRecord): Found {
+	const callId = record.callId as string;
+	// A call found as this attempt's own stays its own on every re-run: its end is the attempt's outcome.
+	if (record.state === 'skipped')
+		return { kind: 'found', callId, skipReason: record.why as string, own: record.own === true };
+	if (record.executionId !== facts.executionId) {
+		const skipReason = `Execution ${record.executionId}, which this execution retries, placed this call already, so it was not placed again`;
+		return { kind: 'found', callId, skipReason, own: true };
+	}
+	// An AI model that asks again learns that the number was called; a workflow's retry gets its call.
+	if (!facts.asTool) return { kind: 'found', callId };
+	const skipReason = `This tool already called ${facts.item.body.to} in this execution (call ${callId}), so it was not called again`;
+	return { kind: 'found', callId, skipReason };
+}
+
+/**
+ * An earlier attempt's call to the number may have been placed: this item does not dial it again. With
+ * `heldUntil`, the process's gate holds the number until then (n8n's clock, ms) unless the call is found.
+ */
+export function mayHaveBeenPlacedError(
+	node: INode,
+	{ body, itemIndex }: ItemCall,
+	record: CallRecord,
+	placedBy: string,
+	heldUntil?: number,
+) {
+	const unnamed = record.state === 'unnamed';
+	const held =
+		heldUntil === undefined
+			? ''
+			: ` This n8n process does not dial ${body.to} from this agent again until that call is found in the call list, or until ${new Date(heldUntil).toISOString()} (the longest a call may last).`;
+	const text = {
+		message: unnamed
+			? `The call to ${body.to} was placed by ${placedBy}, but the service's answer did not name it: not placed again, check the call list [item ${itemIndex}]`
+			: `The call to ${body.to} may have been placed by ${placedBy}: not placed again, check the call list [item ${itemIndex}]`,
+		description: `${unnamed ? 'The call could not be found in the call list afterwards.' : 'That attempt got no answer from the service, so the node cannot tell whether the call was placed.'} It does not dial again, so that nobody is phoned twice.${held}`,
+		itemIndex,
+	};
+	return noAnswerError(node, text, { outcomeUnknown: true });
+}
+
+/**
+ * The process's gate keeps MAX_ENTRIES numbers whose calls may be in progress: a new number is refused
+ * rather than one of them forgotten.
+ */
+export function gateFullError(node: INode, { body, itemIndex }: ItemCall) {
+	return configurationError(node, {
+		message: `The call to ${body.to} was not placed: this n8n process already holds ${MAX_ENTRIES.toLocaleString('en-US')} numbers whose calls may be in progress, the most it keeps [item ${itemIndex}]`,
+		description: `The node never forgets a number whose call may still be in progress, so it dials no new number until one of those calls is seen to end or is ${LONGEST_CALL_MS / 3_600_000} hours old. Turn on Wait for the Call to End (the node then sees calls end), or spread the list over more time or more n8n processes.`,
+		itemIndex,
+	});
+}
