@@ -9,6 +9,9 @@ import path from 'node:path';
 const ROOT = path.resolve(__dirname, '../..');
 const ENGINE = path.join(ROOT, 'nodes/VoiceAgent/actions/call/create');
 const MAX_LINES = 3_000;
+/** The batch's per-item entry: a lead's walk starts here. */
+const LEAD_ENTRY = 'attempts/placeAndWait.ts';
+const MAX_WALK_FILES = 12;
 
 /** Bottom first: a file imports only files of its own layer or of a lower one. */
 const LAYERS: string[][] = [
@@ -84,4 +87,20 @@ test(`the engine is at most ${MAX_LINES} lines, without its generated data`, () 
 		0,
 	);
 	expect({ lines, atMost: lines <= MAX_LINES }).toEqual({ lines, atMost: true });
+});
+
+/**
+ * A lead's walk, measured from the imports: every engine file the per-item entry reaches, type imports
+ * included (a reader follows a type to its file as much as a call). It over-counts what one lead runs (a
+ * guard that is off is still reached), never under-counts it.
+ */
+function reachedFrom(entry: string): string[] {
+	const reached = new Set<string>([entry]);
+	for (const file of reached) for (const target of importsOf(file)) reached.add(target);
+	return [...reached].sort();
+}
+
+test(`a lead's walk from ${LEAD_ENTRY} reaches at most ${MAX_WALK_FILES} engine files`, () => {
+	const walk = reachedFrom(LEAD_ENTRY);
+	expect({ walk, atMost: walk.length <= MAX_WALK_FILES }).toEqual({ walk, atMost: true });
 });
