@@ -12,12 +12,7 @@ import type { Call } from '../../../../shared/types';
 export const OUTCOMES_VERSION = 1.3;
 export const fromVersion13 = { show: { '@version': [{ _cnd: { gte: OUTCOMES_VERSION } }] } };
 
-/**
- * Where a call this node set out to place stands. It only moves forward: claimed → sent → placed /
- * unnamed (placed, the answer named no call) / unknown (no answer: maybe placed) / notSent; unnamed and
- * unknown → placed when the call list shows it; placed → ended. claimed → skipped (the number was called
- * already) or notSent (failed before sending). Only `notSent` and `skipped` placed nothing.
- */
+/** Where a call this node set out to place stands; its steps forward are records/callLedger.ts's `NEXT`. */
 export type CallState =
 	| 'claimed'
 	| 'sent'
@@ -28,9 +23,7 @@ export type CallState =
 	| 'skipped'
 	| 'ended';
 
-/**
- * One intended call, in the execution's memory. About 100 bytes in the saved execution.
- */
+/** One intended call, in the execution's memory. About 100 bytes in the saved execution. */
 export interface CallRecord extends IDataObject {
 	/**
 	 * The agent that places it, by ID whichever way From named it ('' when From gave a phone number). In

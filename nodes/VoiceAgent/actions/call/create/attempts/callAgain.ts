@@ -1,11 +1,40 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { neverConnected } from '../../../../../shared/callStatus';
+import { isOutcomeUnknown } from '../../../../../shared/errors';
 import type { Call } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
-import { leadTime, nextCallTime, type ItemHours } from '../callingHours/option';
-import { fromVersion13, OUTCOMES_VERSION } from '../model';
-import { outcomeFields } from './outcomes';
+import { leadTime, nextCallTime, type ItemHours } from '../callingHours/window';
+import { fromVersion13, OUTCOMES_VERSION, type CallRecord } from '../model';
+import { mayHaveCalled } from '../records/callLedger';
+
+/**
+ * What happened to a lead, one per output item of Call → Create (node version 1.3): a user maps it and
+ * `next_call_at` straight into a CRM or a table.
+ */
+export type Outcome = 'placed' | 'ended' | 'retry_due' | 'deferred' | 'skipped' | 'failed';
+
+/** The fields every item of Call → Create carries from version 1.3: what happened, and to which attempt. */
+export function outcomeFields(outcome: Outcome, attempt: number, more: IDataObject = {}) {
+	return { outcome, attempt, ...more } as IDataObject;
+}
+
+/**
+ * The outcome fields of an item that failed, output with "On Error → Continue". `record` is the item's
+ * record in the ledger: a call it may have placed (e.g. one still going on when Max Wait failed the item)
+ * makes the failure "may have been placed", with its ID when known, so a CRM never calls again blindly.
+ */
+export function failedOutcome(
+	error: unknown,
+	attempt: number,
+	record: CallRecord | undefined,
+): IDataObject {
+	const placed = mayHaveCalled(record) || isOutcomeUnknown(error);
+	return outcomeFields('failed', attempt, {
+		failure: placed ? 'may_have_been_placed' : 'not_placed',
+		...(placed && record?.callId ? { call_id: record.callId } : {}),
+	});
+}
 
 const MAX_ATTEMPTS = 5;
 const FIELD = 'Call Again When the Call Fails';

@@ -1,7 +1,13 @@
 import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 
+import { getCall, newestCall } from '../../../../../shared/api/calls';
 import { asNodeError } from '../../../../../shared/errors';
 import type { FieldLabels } from '../../../../../shared/fields';
+import {
+	cancelledError,
+	cancelSignalOf,
+	throwIfCancelled,
+} from '../../../../../shared/transport/cancel';
 import type { RequestObserver } from '../../../../../shared/transport/types';
 import type { Call } from '../../../../../shared/types';
 import { InputValidator } from '../../../../../shared/validation';
@@ -9,13 +15,14 @@ import { waitForEnd, type WaitSettings } from '../../waitForEnd';
 import type { WaitSchedule } from '../../waitSchedule';
 import { OUTCOMES_VERSION, type CallLedger, type SkippedCall } from '../model';
 import { ledgerOf, markEnded } from '../records/callLedger';
-import { callEnded } from '../gate/numberGate';
-import { CallDeferred } from '../callingHours/option';
-import type { ItemCall } from '../decide/taken';
+import { callEnded, waitForHolder } from '../gate/numberGate';
+import { CallDeferred } from '../callingHours/window';
+import { readHour } from '../guards/callsPerHour';
+import { recentLookUp, recentlyCalled } from '../guards/skipRecentlyCalled';
+import { decide, settle } from '../decide/decide';
+import { factsOf, type Facts, type Found, type ItemCall, type LookUp } from '../decide/taken';
 import { placeCall } from '../placing/placeCall';
-import { placeOnce } from '../placing/placeOnce';
-import { endedOutcome, type ItemAttempt } from './callAgain';
-import { outcomeFields } from './outcomes';
+import { endedOutcome, outcomeFields, type ItemAttempt } from './callAgain';
 
 /** What a batch's calls share: the pace, one schedule of waits; from 1.4 an item's node slot, once its number is held. */
 export interface BatchSeams {
@@ -52,8 +59,85 @@ function deferredOutput(context: IExecuteFunctions, item: PreparedCall, deferred
 	};
 }
 
+/** Runs a look-up the decision asked for, and keeps its answer in the facts. */
+async function runLookUp(
+	context: IExecuteFunctions,
+	facts: Facts,
+	what: LookUp,
+	recent: () => Promise<SkippedCall | undefined>,
+): Promise<void> {
+	const { item } = facts;
+	if (what === 'recent') facts.recent = (await recent()) ?? null;
+	else if (what === 'hour' && item.hourBudget)
+		facts.hour = await readHour(context, item.hourBudget, item.body.to);
+	else if (what === 'newest') facts.newest = await newestCall(context, item.filter);
+	else if (what === 'listed')
+		facts.listed = (await recentlyCalled(context, item.filter, item.windowMinutes)) ?? null;
+	else {
+		// An answer that cannot be read (5xx, a proxy's page, a 404 of a call the service named) keeps the
+		// call in progress. A call under that ID is this call, however the service spells its number.
+		const callId = facts.met?.callId as string;
+		try {
+			facts.heldCall = await getCall(context, callId);
+		} catch {
+			throwIfCancelled(context);
+			facts.heldCall = { id: callId, to: item.body.to } as Call;
+		}
+	}
+}
+
+/** The call to output instead of placing one: as read, or by ID; marked as skipped unless it is the item's own. */
+async function output(context: IExecuteFunctions, found: Found): Promise<Call | SkippedCall> {
+	const call = found.call ?? (await getCall(context, found.callId));
+	if (found.skipReason === undefined) return call;
+	const own = found.own === true ? { ownAttempt: true as const } : {};
+	return { ...call, skipped: true, skipReason: found.skipReason, ...own };
+}
+
 /**
- * Place once (placeOnce.ts: re-runs, the gate, the skip window, the budgets, Calling Hours), then wait. The items of a call that ended carry when n8n placed it and saw it end; from node
+ * Places the item's call unless it was placed already, whatever runs the node again or at the same time
+ * (decide/decide.ts says what holds it back): asks the decision, runs the look-ups and waits it asks for,
+ * and when it says place, takes the item's slot (version 1.4; the number stays held meanwhile) and sends
+ * POST /call once. The gate is told what the record says once the call is answered, found, or refused.
+ */
+async function placeOnce(
+	context: IExecuteFunctions,
+	item: PreparedCall,
+	seams: BatchSeams,
+	fields: FieldLabels,
+): Promise<Call | SkippedCall> {
+	const facts = factsOf(context, new InputValidator(context.getNode(), item.itemIndex), item);
+	const { lookUp, recheck } = recentLookUp(context, facts.ledger, item);
+	try {
+		for (;;) {
+			const next = decide(facts, Date.now());
+			if (next.kind === 'found') return await output(context, next);
+			if (next.kind === 'refuse') throw next.error;
+			if (next.kind === 'defer') throw next.deferred;
+			if (next.kind === 'lookUp') await runLookUp(context, facts, next.what, lookUp);
+			if (next.kind === 'wait') {
+				await waitForHolder(next.entry, cancelSignalOf(context));
+				throwIfCancelled(context);
+				facts.waited = true;
+			}
+			if (next.kind !== 'place') continue;
+			if (cancelSignalOf(context)?.aborted) throw cancelledError(context);
+			const { pass, record } = facts as Required<Facts>;
+			await seams.takeSlot?.();
+			pass.placing();
+			const request = { ...item, recheck };
+			const call = await placeCall(context, record, request, { observer: seams.pace, fields });
+			settle(facts);
+			return call;
+		}
+	} catch (error) {
+		settle(facts);
+		throw asNodeError(context.getNode(), error);
+	}
+}
+
+/**
+ * Place once, then wait. The items of a call that ended carry when n8n placed it and saw it end; from node
  * version 1.3 every item carries its outcome, its attempt and `call_id`.
  */
 export async function placeAndWait(
@@ -62,22 +146,11 @@ export async function placeAndWait(
 	seams: BatchSeams,
 	fields: FieldLabels,
 ): Promise<IDataObject> {
-	const validate = new InputValidator(context.getNode(), item.itemIndex);
 	const byOutcome = context.getNode().typeVersion >= OUTCOMES_VERSION;
 	const { attempt } = item;
 	let placed: Call | SkippedCall;
 	try {
-		placed = await placeOnce(context, validate, item, async (record, recheck, placing) => {
-			// The number is held in the gate while the item waits for its slot (version 1.4).
-			await seams.takeSlot?.();
-			placing();
-			return await placeCall(
-				context,
-				record,
-				{ ...item, recheck },
-				{ observer: seams.pace, fields },
-			);
-		});
+		placed = await placeOnce(context, item, seams, fields);
 	} catch (error) {
 		if (error instanceof CallDeferred) return deferredOutput(context, item, error);
 		throw asNodeError(context.getNode(), error);

@@ -15,7 +15,7 @@ import { InputValidator } from '../../../../../shared/validation';
 import { failedItemOutput } from '../../../itemFailure';
 import { accountOf } from '../../../../../shared/transport/request';
 import type { CallLedger } from '../model';
-import { Progress } from '../attempts/outcomes';
+import { Progress } from './progress';
 import { callSeenEnded, type BatchSeams } from '../attempts/placeAndWait';
 import { nodeSlotsOf, type NodeSlots } from './nodeSlots';
 import { CallPace } from './pace';

@@ -1,16 +1,14 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { InputValidator } from '../../../../../shared/validation';
 import { fromVersion13, OUTCOMES_VERSION } from '../model';
 import { zonesOfNumber } from '../../../../../shared/phoneZones/phoneZones';
 import {
-	isInsideWindow,
-	isoWithOffset,
 	isValidTimeZone,
 	nextWindowStart,
 	parseClock,
 	type CallingWindow,
+	type ItemHours,
 } from './window';
 
 const DAYS = [
@@ -136,14 +134,6 @@ export const callingHoursOption: INodeProperties = {
 	],
 };
 
-/** The item's Calling Hours, checked: its window and the zones it must hold in. */
-export interface ItemHours {
-	window: CallingWindow;
-	zones: string[];
-	/** What the reason says of the window, e.g. "Monday–Friday 09:00–20:00 in America/New_York". */
-	described: string;
-}
-
 function zonesOfItem(
 	context: IExecuteFunctions,
 	validate: InputValidator,
@@ -214,44 +204,4 @@ export function readCallingHours(
 		);
 	}
 	return item;
-}
-
-/**
- * Thrown instead of placing a call outside its window, through the steps between the check and the
- * send: Create outputs the item as deferred, not failed.
- */
-export class CallDeferred extends NodeOperationError {
-	constructor(
-		node: INode,
-		readonly nextCallAt: string,
-		readonly reason: string,
-	) {
-		super(node, reason);
-	}
-}
-
-/** When the item may be called next from `atMs` on: that instant or its next window's start. */
-export function nextCallTime(hours: ItemHours | undefined, atMs: number): number | undefined {
-	return hours ? nextWindowStart(hours.window, hours.zones, atMs) : atMs;
-}
-
-/** The time written out for a lead: ISO 8601 with the offset of its (first) zone. */
-export function leadTime(hours: ItemHours | undefined, ms: number, fallbackZone: string): string {
-	return isoWithOffset(ms, hours?.zones[0] ?? fallbackZone);
-}
-
-/** Why the item may not be dialled now, or undefined when it may: checked just before each send. */
-export function deferralOf(
-	node: INode,
-	hours: ItemHours | undefined,
-	to: string,
-	nowMs: number,
-): CallDeferred | undefined {
-	if (!hours || isInsideWindow(hours.window, hours.zones, nowMs)) return undefined;
-	const next = nextWindowStart(hours.window, hours.zones, nowMs);
-	const nextAt = next === undefined ? '' : isoWithOffset(next, hours.zones[0]);
-	const opens =
-		next === undefined ? 'it does not open again within a week' : `it opens next at ${nextAt}`;
-	const reason = `${to} was not called: it is outside Calling Hours (${hours.described}), and ${opens}.`;
-	return new CallDeferred(node, nextAt, reason);
 }

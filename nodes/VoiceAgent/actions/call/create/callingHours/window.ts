@@ -8,7 +8,13 @@
  * the first instant it shows `until` (on the next day when `until` is before `from`). So on the day the clocks go
  * forward over `from` it opens at the change (02:30 in New York's skipped hour opens at 03:00 EDT), and on the
  * day they go back it opens at the first `from` and stays open through the repeated hour.
+ *
+ * An item's window is checked here at run time (`deferralOf`: at the decision, and again just before sending);
+ * the option and its reader, run before the first call, are option.ts.
  */
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
 import {
 	DAY,
 	firstInstantShowing,
@@ -23,6 +29,14 @@ export interface CallingWindow {
 	from: number;
 	/** Minutes after local midnight, 1440 = midnight at the end of the day; before `from`: the next day. */
 	until: number;
+}
+
+/** The item's Calling Hours, checked: its window and the zones it must hold in. */
+export interface ItemHours {
+	window: CallingWindow;
+	zones: string[];
+	/** What the reason says of the window, e.g. "Monday–Friday 09:00–20:00 in America/New_York". */
+	described: string;
 }
 
 const MINUTE = 60_000;
@@ -159,4 +173,44 @@ export function isoWithOffset(ms: number, zone: string): string {
 	return `${local}${offset < 0 ? '-' : '+'}${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(
 		Math.floor(seconds / 60) % 60,
 	)}${extraSeconds}`;
+}
+
+/**
+ * Thrown instead of placing a call outside its window, through the steps between the check and the
+ * send: Create outputs the item as deferred, not failed.
+ */
+export class CallDeferred extends NodeOperationError {
+	constructor(
+		node: INode,
+		readonly nextCallAt: string,
+		readonly reason: string,
+	) {
+		super(node, reason);
+	}
+}
+
+/** When the item may be called next from `atMs` on: that instant or its next window's start. */
+export function nextCallTime(hours: ItemHours | undefined, atMs: number): number | undefined {
+	return hours ? nextWindowStart(hours.window, hours.zones, atMs) : atMs;
+}
+
+/** The time written out for a lead: ISO 8601 with the offset of its (first) zone. */
+export function leadTime(hours: ItemHours | undefined, ms: number, fallbackZone: string): string {
+	return isoWithOffset(ms, hours?.zones[0] ?? fallbackZone);
+}
+
+/** Why the item may not be dialled now, or undefined when it may: checked just before each send. */
+export function deferralOf(
+	node: INode,
+	hours: ItemHours | undefined,
+	to: string,
+	nowMs: number,
+): CallDeferred | undefined {
+	if (!hours || isInsideWindow(hours.window, hours.zones, nowMs)) return undefined;
+	const next = nextWindowStart(hours.window, hours.zones, nowMs);
+	const nextAt = next === undefined ? '' : isoWithOffset(next, hours.zones[0]);
+	const opens =
+		next === undefined ? 'it does not open again within a week' : `it opens next at ${nextAt}`;
+	const reason = `${to} was not called: it is outside Calling Hours (${hours.described}), and ${opens}.`;
+	return new CallDeferred(node, nextAt, reason);
 }

@@ -1,16 +1,16 @@
-import type { IExecuteFunctions } from 'n8n-workflow';
-
 import { LONGEST_CALL_MS, surelyEnded } from '../../../../../shared/callStatus';
 import { oncePerRun } from '../../../../../shared/runCache';
-import type { InputValidator } from '../../../../../shared/validation';
-import { runsAsTool } from '../../allowedDestinations';
 import type { CallLedger, CallRecord } from '../model';
-import { advance, claimSlot, ledgerOf, runIndexOf, slotOf } from '../records/callLedger';
-import { recordCaller, sameCaller } from '../records/caller';
+import {
+	advance,
+	checkCallLimit,
+	claimSlot,
+	recordCaller,
+	sameCaller,
+} from '../records/callLedger';
 import { callEnded, enterGate, GATE_FULL, isPass, letGo, type GateEntry } from '../gate/numberGate';
-import { CallDeferred, deferralOf } from '../callingHours/option';
+import { CallDeferred, deferralOf } from '../callingHours/window';
 import { takeHourCall } from '../guards/callsPerHour';
-import { checkCallLimit } from '../guards/maxCallsPerRun';
 import {
 	calledSinceReason,
 	recentCallReason,
@@ -27,14 +27,13 @@ import {
 	take,
 	type Facts,
 	type Found,
-	type ItemCall,
 	type LookUp,
 } from './taken';
 
 /*
  * The one decision of Call → Create: may this item dial now? Synchronous, so that every check and the gate's
  * entry are one step that no other execution can come between. The look-ups it asks for (async reads of the
- * call list) run in placing/placeOnce.ts, which feeds their answers back as facts and asks again.
+ * call list) run in attempts/placeAndWait.ts, which feeds their answers back as facts and asks again.
  */
 
 /** What the item does next. */
@@ -61,22 +60,6 @@ const heldNow = new WeakSet<CallRecord>();
  */
 function runRecords(ledger: CallLedger): Map<string, { record: CallRecord; itemIndex: number }> {
 	return oncePerRun(ledger, 'runRecords', () => new Map());
-}
-
-/** What the decision starts from: the item, its record's place, who runs it. */
-export function factsOf(
-	context: IExecuteFunctions,
-	validate: InputValidator,
-	item: ItemCall,
-): Facts {
-	const asTool = runsAsTool(context);
-	return {
-		...{ node: context.getNode(), validate, item, ledger: ledgerOf(context, item.itemIndex) },
-		slot: slotOf(context, item.itemIndex, item.body.to),
-		run: asTool ? undefined : runIndexOf(context),
-		executionId: context.getExecutionId(),
-		asTool,
-	};
 }
 
 /** Decides from the facts known so far; a refusal or a deferral is an answer, not a throw. */
@@ -224,7 +207,7 @@ function meet(facts: Facts, met: GateEntry, now: number): Decision | undefined {
 		return take(facts, { record: unknown, by, heldUntil });
 	}
 	const callId = met.callId;
-	// Read by ID; an answer that cannot be read keeps it in progress (placeOnce.ts): only an end frees it.
+	// Read by ID; an answer that cannot be read keeps it in progress (placeAndWait.ts): only an end frees it.
 	const call = facts.heldCall;
 	if (!call) return { kind: 'lookUp', what: 'heldCall' };
 	const ended = surelyEnded(call);

@@ -1,4 +1,4 @@
-import type { INode } from 'n8n-workflow';
+import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import type { CallFilter, NewCall } from '../../../../../shared/api/calls';
 import { LONGEST_CALL_MS } from '../../../../../shared/callStatus';
@@ -6,10 +6,10 @@ import { configurationError, noAnswerError } from '../../../../../shared/errors'
 import type { Call } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import type { CallLedger, CallRecord, Caller, SkippedCall } from '../model';
-import { claimSlot } from '../records/callLedger';
-import { recordCaller } from '../records/caller';
+import { runsAsTool } from '../../allowedDestinations';
+import { claimSlot, ledgerOf, recordCaller, runIndexOf, slotOf } from '../records/callLedger';
 import { MAX_ENTRIES, type GateEntry, type GatePass } from '../gate/numberGate';
-import type { ItemHours } from '../callingHours/option';
+import type { ItemHours } from '../callingHours/window';
 import type { HourBudget, HourCall, HourRead } from '../guards/callsPerHour';
 
 /** One item's call, its input checked and its agent resolved. */
@@ -38,7 +38,7 @@ export interface ItemCall {
 	hourBudget?: HourBudget;
 }
 
-/** The look-ups the decision asks for, each an async read of the service (placing/placeOnce.ts). */
+/** The look-ups the decision asks for, each an async read of the service (attempts/placeAndWait.ts). */
 export type LookUp =
 	/** The skip window's (or, from attempt 2, the previous attempt's) call to the number, after calls ringing elsewhere. */
 	| 'recent'
@@ -80,6 +80,22 @@ export interface Facts {
 	listed?: SkippedCall | null;
 }
 
+/** What the decision starts from: the item, its record's place, who runs it. */
+export function factsOf(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	item: ItemCall,
+): Facts {
+	const asTool = runsAsTool(context);
+	return {
+		...{ node: context.getNode(), validate, item, ledger: ledgerOf(context, item.itemIndex) },
+		slot: slotOf(context, item.itemIndex, item.body.to),
+		run: asTool ? undefined : runIndexOf(context),
+		executionId: context.getExecutionId(),
+		asTool,
+	};
+}
+
 /** Output this call: as skipped with `skipReason` (the number was called already), or as the item's own. */
 export interface Found {
 	kind: 'found';
@@ -107,27 +123,22 @@ export const earlierItem = (to: string, itemIndex: number): PlacedFirst => ({
 
 export function placedFirstBy(facts: Facts, holder: GateEntry['holder']): PlacedFirst {
 	const { ledger, run, item } = facts;
-	const to = item.body.to;
-	if (holder.ledger === ledger && run !== undefined && holder.run === run)
-		return earlierItem(to, holder.itemIndex);
-	if (holder.ledger === ledger && run !== undefined && holder.run !== undefined)
-		return {
-			placedBy: 'an earlier run of this node in this execution',
-			skipReason: (callId) =>
-				`An earlier run of this node in this execution placed the call to ${to} (call ${callId}), so it was not called again`,
-		};
-	const who =
-		holder.ledger === ledger
-			? 'another use of this node in this execution'
-			: holder.executionId === facts.executionId || holder.executionId === ''
-				? 'another execution'
-				: `execution ${holder.executionId}`;
-	const Who = who.charAt(0).toUpperCase() + who.slice(1);
-	return {
-		placedBy: `${who}, running at the same time`,
-		skipReason: (callId: string) =>
-			`${Who}, running at the same time, placed the call to ${to} (call ${callId}), so it was not called again`,
-	};
+	const here = holder.ledger === ledger;
+	if (here && run !== undefined && holder.run === run)
+		return earlierItem(item.body.to, holder.itemIndex);
+	const other =
+		holder.executionId === facts.executionId || holder.executionId === ''
+			? 'another execution'
+			: `execution ${holder.executionId}`;
+	const earlierRun = here && run !== undefined && holder.run !== undefined;
+	const placedBy = earlierRun
+		? 'an earlier run of this node in this execution'
+		: `${here ? 'another use of this node in this execution' : other}, running at the same time`;
+	// "…, running at the same time, placed the call": the clause closes with a comma.
+	const By = placedBy.charAt(0).toUpperCase() + placedBy.slice(1) + (earlierRun ? '' : ',');
+	const skipReason = (callId: string) =>
+		`${By} placed the call to ${item.body.to} (call ${callId}), so it was not called again`;
+	return { placedBy, skipReason };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Call, CallSummary } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import type { CallLedger, CallRecord, SkippedCall } from '../model';
 import { advance } from '../records/callLedger';
+import { waitedForRinging } from './ringingElsewhere';
 
 /** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
 const DEFAULT_WINDOW_MINUTES = 15;
@@ -167,7 +168,7 @@ export function sameContext(call: Call, item: { callContext: string }): boolean 
 }
 
 /** Whether a record of the ledger placed the call for this attempt to this number. */
-export function placedForAttempt(
+function placedForAttempt(
 	ledger: CallLedger,
 	callId: string,
 	{ to, attempt }: { to: string; attempt: number },
@@ -189,4 +190,47 @@ export function recordFound(record: CallRecord, found: SkippedCall): void {
 	advance(record, 'skipped', found.id);
 	record.why = found.skipReason;
 	if (found.ownAttempt === true) record.own = true;
+}
+
+/** A look-up older than this may have missed a call another process placed meanwhile. */
+const LOOK_UP_FRESH_MS = 1_000;
+
+/** What the item's look-up needs: its number and agent, its skip window or its previous attempt. */
+interface RecentCheck {
+	account: string;
+	filter: CallFilter;
+	body: { to: string; context?: string };
+	itemIndex: number;
+	windowMinutes: number;
+	attempt: number;
+	previousCallId?: string;
+}
+
+/**
+ * The skip window's look-up, or from attempt 2 the previous attempt's call. Where the list is looked at, a
+ * call placed elsewhere that rings with no number is waited for first (ringingElsewhere.ts). `recheck`
+ * looks again just before sending, after any wait for a slot or the pace, when the last look is a second
+ * old or more: a call placed elsewhere while this item waited is found, however the wait came about.
+ */
+export function recentLookUp(context: IExecuteFunctions, ledger: CallLedger, item: RecentCheck) {
+	const { previousCallId, attempt, body } = item;
+	let lookedUpAt = 0;
+	const byNumber = async () => {
+		lookedUpAt = Date.now();
+		return previousCallId
+			? await attemptPlacedAlready(context, item.filter, {
+					...{ attempt, previousCallId, callContext: body.context ?? '' },
+					placedHere: (callId) => placedForAttempt(ledger, callId, { to: body.to, attempt }),
+				})
+			: await recentlyCalled(context, item.filter, item.windowMinutes);
+	};
+	const lookUp = async () => {
+		const found = await byNumber();
+		if (found || (previousCallId === undefined && item.windowMinutes <= 0)) return found;
+		const check = { ...item, to: body.to };
+		return (await waitedForRinging(context, check)) ? await byNumber() : undefined;
+	};
+	const recheck = async () =>
+		Date.now() - lookedUpAt >= LOOK_UP_FRESH_MS ? await lookUp() : undefined;
+	return { lookUp, recheck };
 }

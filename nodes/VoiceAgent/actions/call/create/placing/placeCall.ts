@@ -21,7 +21,7 @@ import { oncePerRun } from '../../../../../shared/runCache';
 import type { Call } from '../../../../../shared/types';
 import type { CallRecord, SkippedCall } from '../model';
 import { advance } from '../records/callLedger';
-import { CallDeferred, deferralOf, type ItemHours } from '../callingHours/option';
+import { CallDeferred, deferralOf, type ItemHours } from '../callingHours/window';
 import { CallFoundMeanwhile, recordFound } from '../guards/skipRecentlyCalled';
 
 /** What POST /call sends for an item, and what is checked before it goes out. */
@@ -62,12 +62,9 @@ function certainlyNotSent(error: unknown): boolean {
 const placedScope = ({ agentId }: CallFilter): CallFilter => (agentId ? { agentId } : {});
 
 /** The agent's calls before POST /call: their IDs, and the service's time of the answer (ms, or NaN). */
-interface Before {
-	knownIds: Set<string>;
-	serviceMs: number;
-}
+type Before = Awaited<ReturnType<typeof callsBefore>>;
 
-async function callsBefore(context: IExecuteFunctions, filter: CallFilter): Promise<Before> {
+async function callsBefore(context: IExecuteFunctions, filter: CallFilter) {
 	let serviceDate: string | undefined;
 	const observer = { onAttempt: (attempt: AttemptReport) => (serviceDate = attempt.serviceDate) };
 	const calls = await listCalls(context, placedScope(filter), RECENT_CALLS, { observer });
@@ -85,7 +82,7 @@ async function callsBefore(context: IExecuteFunctions, filter: CallFilter): Prom
  */
 async function findPlacedCall(
 	context: IExecuteFunctions,
-	{ filter, body }: { filter: CallFilter; body: NewCall },
+	{ filter, body }: PlaceRequest,
 	before: Before,
 	hint: string | undefined,
 ): Promise<Call | undefined> {
@@ -212,14 +209,15 @@ export async function placeCall(
 async function lookUp(
 	context: IExecuteFunctions,
 	record: CallRecord,
-	{ body, filter, itemIndex }: { body: NewCall; filter: CallFilter; itemIndex: number },
+	request: PlaceRequest,
 	before: Before,
 	failure: { message: string; why: string; hint?: string },
 ): Promise<Call> {
+	const { body, itemIndex } = request;
 	let placed: Call | undefined;
 	let lookupFailure = '';
 	try {
-		placed = await findPlacedCall(context, { filter, body }, before, failure.hint);
+		placed = await findPlacedCall(context, request, before, failure.hint);
 	} catch (lookupError) {
 		// The look itself failing says nothing about the call: the error below must stand.
 		lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;

@@ -1,10 +1,15 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { configurationError } from '../../../../../shared/errors';
 import { oncePerRun } from '../../../../../shared/runCache';
+import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
-import type { CallLedger, CallRecord, CallState } from '../model';
+import type { CallLedger, CallRecord, Caller, CallState } from '../model';
 
+/**
+ * A record only moves forward: claimed → sent → placed / unnamed (the answer named no call) / unknown (no
+ * answer: maybe placed) / notSent; unnamed and unknown → placed once listed; claimed → skipped or notSent.
+ */
 const NEXT: Record<CallState, readonly CallState[]> = {
 	claimed: ['sent', 'notSent', 'skipped'],
 	sent: ['placed', 'unnamed', 'unknown', 'notSent'],
@@ -16,15 +21,8 @@ const NEXT: Record<CallState, readonly CallState[]> = {
 	ended: [],
 };
 
-/** The states in which this node may have phoned someone: they count against Max Calls per Run. */
-const MAY_HAVE_CALLED: ReadonlySet<CallState> = new Set([
-	'claimed',
-	'sent',
-	'placed',
-	'unnamed',
-	'unknown',
-	'ended',
-]);
+/** Only `notSent` and `skipped` placed nothing: every other state counts against Max Calls per Run. */
+const placedNothing = (state: CallState) => state === 'notSent' || state === 'skipped';
 
 const LEDGER_KEY = 'voiceAgentCalls';
 /** What versions before the ledger kept: placed calls by slot, and the count of Max Calls. */
@@ -111,7 +109,7 @@ const indexOfRecord = new WeakMap<CallRecord, LedgerIndex>();
 
 /** Whether the record counts against Max Calls per Run: it may have called, and counts for itself. */
 const counts = (record: CallRecord) =>
-	MAY_HAVE_CALLED.has(record.state) && record.sameCallAs === undefined;
+	!placedNothing(record.state) && record.sameCallAs === undefined;
 
 function addToIndex(index: LedgerIndex, record: CallRecord): void {
 	indexOfRecord.set(record, index);
@@ -154,9 +152,9 @@ export function advance(record: CallRecord, state: CallState, callId?: string): 
 	if (index) addToIndex(index, record);
 }
 
-/** Whether the record's call may have phoned someone (only `notSent` and `skipped` placed nothing). */
+/** Whether the record's call may have phoned someone. */
 export function mayHaveCalled(record: CallRecord | undefined): boolean {
-	return record !== undefined && MAY_HAVE_CALLED.has(record.state);
+	return record !== undefined && !placedNothing(record.state);
 }
 
 /**
@@ -167,6 +165,50 @@ export function callsCounted(ledger: CallLedger): number {
 	return indexOf(ledger).counted;
 }
 
+/** An AI Agent's tool places one call per execution unless the workflow allows more. */
+const TOOL_DEFAULT_MAX_CALLS = 1;
+const MAX_CALLS = 'Max Calls per Run';
+
+/** Call → Create's cap on the calls one execution places, e.g. an AI model calling the tool in a loop. */
+export const maxCallsPerRunOption: INodeProperties = {
+	displayName: MAX_CALLS,
+	name: 'maxCallsPerRun',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: TOOL_DEFAULT_MAX_CALLS,
+	description: `At most this many calls in one run of the workflow, however often the node runs in it (an AI Agent may use it several times). A call over the limit fails before anything is dialled. 0: no limit. Without this option: ${TOOL_DEFAULT_MAX_CALLS} as an AI tool, no limit otherwise.`,
+};
+
+/** The item's limit: 0 for none. */
+export function maxCallsPerRun(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	options: IDataObject,
+): number {
+	if (options.maxCallsPerRun === undefined) return runsAsTool(context) ? TOOL_DEFAULT_MAX_CALLS : 0;
+	return validate.integer(options.maxCallsPerRun, MAX_CALLS, 0);
+}
+
+/**
+ * Fails when the execution's calls have reached the limit. Read in the same synchronous step as the
+ * record that follows it, so uses of the node running at the same time never both take the last call.
+ */
+export function checkCallLimit(
+	ledger: CallLedger,
+	validate: InputValidator,
+	max: number,
+	to: string,
+) {
+	const taken = callsCounted(ledger);
+	if (max > 0 && taken >= max) {
+		validate.fail(
+			MAX_CALLS,
+			`(${max}) is reached: this node already placed ${taken} call${taken === 1 ? '' : 's'} in this execution, so the call to ${to} was not placed`,
+			`Raise ${MAX_CALLS} (Call → Create → Options) to place more calls in one execution.`,
+		);
+	}
+}
+
 /**
  * Puts a new record in the slot. A record already there for another call (the slot's item now names
  * another number or agent, e.g. *Retry with currently saved workflow*) is kept under a key of its own:
@@ -175,7 +217,7 @@ export function callsCounted(ledger: CallLedger): number {
 export function claimSlot(ledger: CallLedger, slot: string, record: CallRecord): void {
 	const index = indexOf(ledger);
 	const earlier = ledger.records[slot];
-	if (earlier && MAY_HAVE_CALLED.has(earlier.state)) {
+	if (earlier && !placedNothing(earlier.state)) {
 		let displaced = 1;
 		while (ledger.records[`${slot}~${displaced}`]) displaced++;
 		ledger.records[`${slot}~${displaced}`] = earlier;
@@ -191,4 +233,26 @@ export function markEnded(ledger: CallLedger, callId: string): void {
 	for (const record of [...(indexOf(ledger).byCallId.get(callId) ?? [])]) {
 		if (record.state === 'placed') advance(record, 'ended');
 	}
+}
+
+/** The caller as a record keeps it: the agent's ID ('' for a phone number) and the number it calls from. */
+export function recordCaller(caller: Caller): Pick<CallRecord, 'agent' | 'from'> {
+	return { agent: caller.agentId ?? '', from: caller.from };
+}
+
+/**
+ * Whether the record's call was placed by the item's caller. The picker's mode never decides it: an agent
+ * picked from the list, given by ID, by name or by its phone number is the same caller. Records saved
+ * before `from` was kept name the picker: by ID or from the list they name the agent, by phone number
+ * the number; by name only the same name is known to be the same agent.
+ */
+export function sameCaller(record: CallRecord, caller: Caller): boolean {
+	if (record.from !== undefined)
+		return record.from === caller.from || (record.agent !== '' && record.agent === caller.agentId);
+	if (record.agent === '' || record.agent === caller.picker) return true;
+	const colon = record.agent.indexOf(':');
+	const mode = record.agent.slice(0, colon);
+	const value = record.agent.slice(colon + 1);
+	if (mode === 'phoneNumber') return value === caller.from;
+	return (mode === 'list' || mode === 'id') && value === caller.agentId;
 }
