@@ -24,29 +24,25 @@ import { factsOf, type Facts, type Found, type ItemCall, type LookUp } from '../
 import { placeCall } from '../placing/placeCall';
 import { endedOutcome, outcomeFields, type ItemAttempt } from './callAgain';
 
-/** What a batch's calls share: the pace, one schedule of waits; from 1.4 an item's node slot, once its number is held. */
+/** What a batch's calls share; from 1.4 an item's node slot, taken once its number is held. */
 export interface BatchSeams {
 	pace?: RequestObserver;
 	schedule?: WaitSchedule;
 	takeSlot?: () => Promise<void>;
 }
 
-/** A call seen to end: the run's records say so, and the process's gate (only a call that surely ended). */
+/** A call seen to end: the records say so, and the gate (only a call that surely ended). */
 export function callSeenEnded(ledger: CallLedger, account: string, call: Call): void {
 	markEnded(ledger, call.id);
 	callEnded(account, call);
 }
 
-/** The item's call with its agent looked up: done for every item before the first call is placed. */
 export interface PreparedCall extends ItemCall {
 	wait: WaitSettings | undefined;
 	attemptSettings: ItemAttempt;
 }
 
-/**
- * An item outside its Calling Hours: the lead as it came in, with why and when to call it. Its
- * `call_id` stays the previous attempt's, so a lead store that writes it back loses nothing.
- */
+/** Outside Calling Hours: the lead as it came in; `call_id` stays the previous attempt's, so nothing is lost. */
 function deferredOutput(context: IExecuteFunctions, item: PreparedCall, deferred: CallDeferred) {
 	return {
 		...context.getInputData()[item.itemIndex].json,
@@ -59,7 +55,6 @@ function deferredOutput(context: IExecuteFunctions, item: PreparedCall, deferred
 	};
 }
 
-/** Runs a look-up the decision asked for, and keeps its answer in the facts. */
 async function runLookUp(
 	context: IExecuteFunctions,
 	facts: Facts,
@@ -86,7 +81,6 @@ async function runLookUp(
 	}
 }
 
-/** The call to output instead of placing one: as read, or by ID; marked as skipped unless it is the item's own. */
 async function output(context: IExecuteFunctions, found: Found): Promise<Call | SkippedCall> {
 	const call = found.call ?? (await getCall(context, found.callId));
 	if (found.skipReason === undefined) return call;
@@ -94,12 +88,7 @@ async function output(context: IExecuteFunctions, found: Found): Promise<Call | 
 	return { ...call, skipped: true, skipReason: found.skipReason, ...own };
 }
 
-/**
- * Places the item's call unless it was placed already, whatever runs the node again or at the same time
- * (decide/decide.ts says what holds it back): asks the decision, runs the look-ups and waits it asks for,
- * and when it says place, takes the item's slot (version 1.4; the number stays held meanwhile) and sends
- * POST /call once. The gate is told what the record says once the call is answered, found, or refused.
- */
+/** Asks the decision, runs the look-ups and waits it asks for; on place, takes the slot and sends once. */
 async function placeOnce(
 	context: IExecuteFunctions,
 	item: PreparedCall,
@@ -136,10 +125,7 @@ async function placeOnce(
 	}
 }
 
-/**
- * Place once, then wait. The items of a call that ended carry when n8n placed it and saw it end; from node
- * version 1.3 every item carries its outcome, its attempt and `call_id`.
- */
+/** Place once, then wait; from version 1.3 every item carries its outcome, its attempt and `call_id`. */
 export async function placeAndWait(
 	context: IExecuteFunctions,
 	item: PreparedCall,
@@ -158,8 +144,7 @@ export async function placeAndWait(
 	const { ownAttempt, ...call } = placed as SkippedCall;
 	const outcome = (name: 'placed' | 'skipped', more: IDataObject = {}) =>
 		byOutcome ? outcomeFields(name, attempt, { call_id: call.id, ...more }) : {};
-	// A call skipped as placed before is output as found: this run did not place it, so it does not wait,
-	// unless it is this very attempt's call (Call Again): then its end is this attempt's outcome.
+	// A call skipped is not waited for, unless it is this very attempt's: its end is the attempt's outcome.
 	const waitsForOwn = ownAttempt === true && byOutcome && item.wait !== undefined;
 	if (call.skipped === true && !waitsForOwn) return { ...call, ...outcome('skipped') };
 	if (!item.wait) return { ...call, ...outcome('placed') };

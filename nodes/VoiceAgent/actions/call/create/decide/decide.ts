@@ -32,32 +32,21 @@ import {
 
 /*
  * The one decision of Call → Create: may this item dial now? Synchronous, so that every check and the gate's
- * entry are one step that no other execution can come between. The look-ups it asks for (async reads of the
- * call list) run in attempts/placeAndWait.ts, which feeds their answers back as facts and asks again.
+ * entry are one step no other execution can come between. attempts/placeAndWait.ts runs the look-ups it asks
+ * for and asks again; `wait`: another holds the number while it decides or places.
  */
-
-/** What the item does next. */
-export type Decision =
-	/** Send POST /call: the number is this item's in the gate, every check passed. */
+type Decision =
 	| { kind: 'place' }
-	/** Output this call instead of placing one (skipped, or the item's own from an earlier run). */
 	| Found
-	/** Read this from the service, then decide again. */
 	| { kind: 'lookUp'; what: LookUp }
-	/** Another holds the number while it decides or places: wait for it (holding no slot), then decide again. */
 	| { kind: 'wait'; entry: GateEntry }
-	/** The item fails before anything is dialled, with this error. */
 	| { kind: 'refuse'; error: unknown }
-	/** Outside Calling Hours: the item is output as deferred. */
 	| { kind: 'defer'; deferred: CallDeferred };
 
 /** Records whose number this process holds in its gate right now (deciding or placing). */
 const heldNow = new WeakSet<CallRecord>();
 
-/**
- * The records of the run by number and caller: a later item with the number takes the first one's
- * outcome, whatever the skip window (one call per number and node run). In memory, beside the ledger.
- */
+/** The run's records by number and caller, in memory beside the ledger. */
 function runRecords(ledger: CallLedger): Map<string, { record: CallRecord; itemIndex: number }> {
 	return oncePerRun(ledger, 'runRecords', () => new Map());
 }
@@ -76,10 +65,7 @@ export function decide(facts: Facts, now: number): Decision {
 	}
 }
 
-/**
- * The gate learns from the record what it keeps: the call placed, a call nobody could name, or nothing.
- * Once the item's call is sent and answered, found instead, or refused.
- */
+/** Once the call is answered, found or refused, the gate learns what it keeps: a call, an unknown, or nothing. */
 export function settle(facts: Facts): void {
 	const { pass, record } = facts;
 	if (!pass || !record) return;
@@ -92,10 +78,7 @@ export function settle(facts: Facts): void {
 	pass.leave();
 }
 
-/**
- * The item's own record (a re-run), the run's earlier item with the number, then the gate: a pass (and the
- * checks that read the ledger), or the entry of whoever holds the number. Nothing is awaited in between.
- */
+/** The item's own record (a re-run), the run's earlier item, then the gate: a pass, or the holder's entry. */
 function enter(facts: Facts, now: number): Decision | undefined {
 	const { item, ledger, node, run } = facts;
 	const to = item.body.to;
@@ -131,7 +114,6 @@ function enter(facts: Facts, now: number): Decision | undefined {
 	}
 	Object.assign(facts, { pass: entered, record });
 	heldNow.add(record);
-	// Outside Calling Hours nothing is placed: a later run inside them may place the call.
 	const deferred = deferralOf(node, item.hours, to, now);
 	if (deferred) throw deferred;
 	checkCallLimit(ledger, facts.validate, item.maxCalls, to);
@@ -141,10 +123,7 @@ function enter(facts: Facts, now: number): Decision | undefined {
 	return undefined;
 }
 
-/**
- * The number is this item's: its own earlier call is looked for first (the skip window, or the previous
- * attempt's call), then the hour's budget is read and charged in one step, then it is placed.
- */
+/** The number is this item's: its recent call is looked for, then the hour's budget charged in one step. */
 function holding(facts: Facts): Decision {
 	const { item, record, recent } = facts;
 	if (recent === undefined) return { kind: 'lookUp', what: 'recent' };
@@ -161,7 +140,7 @@ function holding(facts: Facts): Decision {
 	return { kind: 'place' };
 }
 
-/** Forgets the entry met and what was read of it: the item decides from the top. */
+/** Forgets the entry met and what was read of it. */
 function again(facts: Facts): undefined {
 	Object.assign(facts, { met: undefined, waited: undefined, heldCall: undefined });
 	Object.assign(facts, { newest: undefined, listed: undefined });
@@ -169,9 +148,8 @@ function again(facts: Facts): undefined {
 }
 
 /**
- * Another holds the number. While it decides or places, wait, then decide again (or take its outcome). A
- * placed call is read by ID: in progress, begun within the item's skip window, or placed by an earlier item
- * of the run, it is output as skipped; otherwise the number is let go and the item decides again.
+ * Another holds the number. A placed call is read by ID: in progress, begun within the skip window, or placed
+ * by an earlier item of the run, it is output as skipped; otherwise the number is let go.
  */
 function meet(facts: Facts, met: GateEntry, now: number): Decision | undefined {
 	const { item, ledger } = facts;
@@ -186,16 +164,13 @@ function meet(facts: Facts, met: GateEntry, now: number): Decision | undefined {
 	}
 	if (met.state !== 'placed') return { kind: 'wait', entry: met };
 	const as = (more: Partial<CallRecord>) => ({ ...holder.record, ...more }) as CallRecord;
-	// A call that may have been placed, which nobody could name (no answer, a stop while it was in flight,
-	// a 2xx without an ID): the agent's newest call to the number, not surely ended, is taken as it. Not
-	// found, it may still ring (a service may list a ringing call without its number, or lag behind): the
-	// number stays held until the bound of the longest call is over.
+	// A call nobody could name: the agent's newest call to the number, not surely ended, is taken as it. Not
+	// found, it may still ring (a list may lag or omit the number): held until the longest call is over.
 	if (met.callId === undefined) {
 		if (!facts.newest) return { kind: 'lookUp', what: 'newest' };
 		const { call: newest, serviceDate } = facts.newest;
 		if (newest !== undefined && !surelyEnded(newest))
 			return take(facts, { record: as({ callId: newest.id, state: 'placed' }), by });
-		// An ended call within the item's skip window is skipped as the window says, whichever call it is.
 		const why =
 			newest && item.previousCallId === undefined
 				? recentCallReason(newest, serviceDate, item.windowMinutes)
@@ -207,7 +182,6 @@ function meet(facts: Facts, met: GateEntry, now: number): Decision | undefined {
 		return take(facts, { record: unknown, by, heldUntil });
 	}
 	const callId = met.callId;
-	// Read by ID; an answer that cannot be read keeps it in progress (placeAndWait.ts): only an end frees it.
 	const call = facts.heldCall;
 	if (!call) return { kind: 'lookUp', what: 'heldCall' };
 	const ended = surelyEnded(call);
@@ -223,12 +197,9 @@ function meet(facts: Facts, met: GateEntry, now: number): Decision | undefined {
 		const why = calledSinceReason({ ...call, to: item.body.to }, item.attempt, previousCallId);
 		return take(facts, { record: as({ callId, state: 'skipped', why, own }), by, call });
 	}
-	// The previous attempt's call lets its attempt go once ended (the list decides); so does any call
-	// outside the item's skip window.
 	const withinWindow =
 		previousCallId === undefined && now - (met.placedAt as number) < item.windowMinutes * 60_000;
 	if (!ended || withinWindow || sameRun) {
-		// An ended call within the window is said as the skip window says it, once the list shows it.
 		if (ended && !sameRun && facts.listed === undefined) return { kind: 'lookUp', what: 'listed' };
 		const listed = ended && !sameRun ? facts.listed : undefined;
 		const record = listed

@@ -15,64 +15,44 @@ import type { HourBudget, HourCall, HourRead } from '../guards/callsPerHour';
 /** One item's call, its input checked and its agent resolved. */
 export interface ItemCall {
 	body: NewCall;
-	/** Who places the call: another agent (or number to call from) is another call. */
+	/** Another agent (or number to call from) is another call. */
 	caller: Caller;
-	/** The agent's calls to the number. */
 	filter: CallFilter;
 	itemIndex: number;
-	/** Max Calls per Run; 0: no limit. */
+	/** Max Calls per Run and Skip If Called Within (Minutes); 0: off. */
 	maxCalls: number;
-	/** Skip If Called Within (Minutes); 0: off. */
 	windowMinutes: number;
-	/** The lead's attempt (Call Again), 1 without it: another attempt is another call. */
+	/** Call Again's attempt, 1 without it: another attempt is another call. */
 	attempt: number;
-	/** From attempt 2: the call of the attempt before. */
 	previousCallId?: string;
-	/** Calling Hours: no call starts outside them. */
 	hours?: ItemHours;
-	/** The number's key in the process's gate (gate/numberGate.ts): account, caller, number. */
+	/** Account, caller and number. */
 	gateKey: string;
-	/** The account's fingerprint (its Base URL and key): another account's call IDs are other calls. */
+	/** The account's fingerprint (Base URL and key): another account's call IDs are other calls. */
 	account: string;
-	/** Max Calls per Hour, when on. */
 	hourBudget?: HourBudget;
 }
 
-/** The look-ups the decision asks for, each an async read of the service (attempts/placeAndWait.ts). */
-export type LookUp =
-	/** The skip window's (or, from attempt 2, the previous attempt's) call to the number, after calls ringing elsewhere. */
-	| 'recent'
-	/** The agent's calls of the last hour (Max Calls per Hour). */
-	| 'hour'
-	/** The held number's call, by ID. */
-	| 'heldCall'
-	/** The agent's newest call to a held number whose call nobody could name. */
-	| 'newest'
-	/** The skip window's look-up for a held number whose call ended. */
-	| 'listed';
+/** The async reads of the service the decision asks for (attempts/placeAndWait.ts runs them). */
+export type LookUp = 'recent' | 'hour' | 'heldCall' | 'newest' | 'listed';
 
-/**
- * What the decision knows of one item: what it is, and what its look-ups answered (undefined: not asked;
- * null: nothing found). The decision fills in the gate's pass (or the entry it met) and the item's record.
- */
+/** What the decision knows of one item; a look-up's answer: undefined not asked, null nothing found. */
 export interface Facts {
 	node: INode;
 	validate: InputValidator;
 	item: ItemCall;
 	ledger: CallLedger;
-	/** The item's place in the ledger. */
 	slot: string;
-	/** The node run; undefined as an AI tool. */
+	/** Undefined as an AI tool. */
 	run?: number;
 	executionId: string;
 	asTool: boolean;
-	/** This item's number in the gate, with the record it holds it for. */
 	pass?: GatePass;
 	record?: CallRecord;
 	hourCall?: HourCall;
 	recent?: SkippedCall | null;
 	hour?: HourRead;
-	/** Another's entry for the number, and what was read of it. */
+	/** Another's entry for the number. */
 	met?: GateEntry;
 	waited?: boolean;
 	heldCall?: Call;
@@ -80,7 +60,6 @@ export interface Facts {
 	listed?: SkippedCall | null;
 }
 
-/** What the decision starts from: the item, its record's place, who runs it. */
 export function factsOf(
 	context: IExecuteFunctions,
 	validate: InputValidator,
@@ -100,15 +79,15 @@ export function factsOf(
 export interface Found {
 	kind: 'found';
 	callId: string;
-	/** The call as read already; otherwise it is read by ID. */
+	/** Read already; otherwise read by ID. */
 	call?: Call;
 	skipReason?: string;
-	/** This very attempt's call (Call Again): its end is the attempt's outcome. */
+	/** This very attempt's call: its end is the attempt's outcome. */
 	own?: boolean;
 }
 
 /** Who placed the number first, as the outcome of the item that met it says. */
-export interface PlacedFirst {
+interface PlacedFirst {
 	placedBy: string;
 	skipReason(callId: string): string;
 }
@@ -142,9 +121,8 @@ export function placedFirstBy(facts: Facts, holder: GateEntry['holder']): Placed
 }
 
 /**
- * The item takes the outcome of the record that placed its number first: undefined when that one placed
- * nothing (decide again); its call as skipped, remembered as this item's so that a later *Retry execution*
- * never dials it; refused ("may have been placed") when its outcome is unknown.
+ * The item takes the outcome of the record that placed its number first, remembered as its own so that a
+ * *Retry execution* never dials it; undefined when that one placed nothing (decide again).
  */
 export function take(
 	facts: Facts,
@@ -166,7 +144,6 @@ export function take(
 	}
 	const skipReason =
 		record.state === 'skipped' ? (record.why as string) : by.skipReason(record.callId);
-	// This very attempt's call (Call Again): every re-run gives it back as the attempt's own.
 	const own = record.own === true;
 	claimSlot(facts.ledger, facts.slot, {
 		...base,
@@ -179,7 +156,6 @@ export function take(
 /** The call an earlier run of the node placed for this item: output again, never dialled again. */
 export function placedBefore(facts: Facts, record: CallRecord): Found {
 	const callId = record.callId as string;
-	// A call found as this attempt's own stays its own on every re-run: its end is the attempt's outcome.
 	if (record.state === 'skipped')
 		return { kind: 'found', callId, skipReason: record.why as string, own: record.own === true };
 	if (record.executionId !== facts.executionId) {
@@ -192,10 +168,7 @@ export function placedBefore(facts: Facts, record: CallRecord): Found {
 	return { kind: 'found', callId, skipReason };
 }
 
-/**
- * An earlier attempt's call to the number may have been placed: this item does not dial it again. With
- * `heldUntil`, the process's gate holds the number until then (n8n's clock, ms) unless the call is found.
- */
+/** An earlier call to the number may have been placed; `heldUntil`: the gate holds the number until then. */
 export function mayHaveBeenPlacedError(
 	node: INode,
 	{ body, itemIndex }: ItemCall,
@@ -218,10 +191,7 @@ export function mayHaveBeenPlacedError(
 	return noAnswerError(node, text, { outcomeUnknown: true });
 }
 
-/**
- * The process's gate keeps MAX_ENTRIES numbers whose calls may be in progress: a new number is refused
- * rather than one of them forgotten.
- */
+/** The gate is full: a new number is refused rather than one that may be in progress forgotten. */
 export function gateFullError(node: INode, { body, itemIndex }: ItemCall) {
 	return configurationError(node, {
 		message: `The call to ${body.to} was not placed: this n8n process already holds ${MAX_ENTRIES.toLocaleString('en-US')} numbers whose calls may be in progress, the most it keeps [item ${itemIndex}]`,
