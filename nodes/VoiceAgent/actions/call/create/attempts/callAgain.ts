@@ -8,22 +8,14 @@ import { leadTime, nextCallTime, type ItemHours } from '../callingHours/window';
 import { fromVersion13, OUTCOMES_VERSION, type CallRecord } from '../model';
 import { mayHaveCalled } from '../records/callLedger';
 
-/**
- * What happened to a lead, one per output item of Call → Create (node version 1.3): a user maps it and
- * `next_call_at` straight into a CRM or a table.
- */
+/** What happened to a lead, one per output item (1.3): mapped with `next_call_at` straight into a CRM. */
 export type Outcome = 'placed' | 'ended' | 'retry_due' | 'deferred' | 'skipped' | 'failed';
 
-/** The fields every item of Call → Create carries from version 1.3: what happened, and to which attempt. */
 export function outcomeFields(outcome: Outcome, attempt: number, more: IDataObject = {}) {
 	return { outcome, attempt, ...more } as IDataObject;
 }
 
-/**
- * The outcome fields of an item that failed, output with "On Error → Continue". `record` is the item's
- * record in the ledger: a call it may have placed (e.g. one still going on when Max Wait failed the item)
- * makes the failure "may have been placed", with its ID when known, so a CRM never calls again blindly.
- */
+/** A failed item's fields: a call its record may have placed makes it "may have been placed", never blind. */
 export function failedOutcome(
 	error: unknown,
 	attempt: number,
@@ -46,7 +38,6 @@ const LABELS = {
 	previousCallId: `${FIELD} → Previous Call ID`,
 };
 
-/** Call → Create → Options → Call Again When the Call Fails. */
 export const callAgainOption: INodeProperties = {
 	displayName: FIELD,
 	name: 'callAgain',
@@ -113,7 +104,6 @@ export interface ItemAttempt {
 	attempts: number;
 	minutesBetween: number;
 	success: ReadonlySet<string>;
-	/** From attempt 2: the call of the attempt before. */
 	previousCallId?: string;
 }
 
@@ -154,18 +144,14 @@ export function readCallAgain(
 		1,
 		attempts,
 	);
-	const result: ItemAttempt = {
-		attempt,
-		attempts,
-		minutesBetween: minutes,
-		success: new Set(success.map((status) => status.toLowerCase())),
-	};
+	const statuses = new Set(success.map((status) => status.toLowerCase()));
+	const result: ItemAttempt = { attempt, attempts, minutesBetween: minutes, success: statuses };
 	if (attempt > 1)
 		result.previousCallId = validate.id(settings.previousCallId, LABELS.previousCallId);
 	return result;
 }
 
-/** The attempt an item gave, as far as it can be read, for an item whose input failed its check. */
+/** The attempt an item whose input failed its check gave, as far as it can be read. */
 export function attemptGiven(context: IExecuteFunctions, itemIndex: number): number {
 	try {
 		const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -177,10 +163,7 @@ export function attemptGiven(context: IExecuteFunctions, itemIndex: number): num
 	}
 }
 
-/**
- * The outcome fields of an item whose call was seen to end, or never connected within the item's wait
- * (Call Again takes such a call as failed: its person was not reached).
- */
+/** A call seen to end, or never connected within the wait (its person not reached: failed for Call Again). */
 export function endedOutcome(
 	call: Call,
 	attempt: ItemAttempt,

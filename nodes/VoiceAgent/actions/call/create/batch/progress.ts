@@ -2,11 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { Outcome } from '../attempts/callAgain';
 
-/**
- * The node's hint: the calls placed first, with how many of them were seen to end (or are due again),
- * then the items that placed nothing, each count only when there is one: `Calls: 1 placed (1 ended)`,
- * `Calls: 9 placed (7 ended, 2 retry due), 3 deferred, 1 failed`.
- */
+/** E.g. `Calls: 9 placed (7 ended, 2 retry due), 3 deferred, 1 failed`: only counts above 0. */
 function hint(placed: number, ofThem: Array<[number, string]>, others: Array<[number, string]>) {
 	const seen = ofThem.filter(([count]) => count > 0).map(([count, label]) => `${count} ${label}`);
 	const rest = others.filter(([count]) => count > 0).map(([count, label]) => `${count} ${label}`);
@@ -14,7 +10,6 @@ function hint(placed: number, ofThem: Array<[number, string]>, others: Array<[nu
 	return `Calls: ${[first, ...rest].join(', ')}`;
 }
 
-/** How the items of a run came out, for the node's hint. */
 export class Progress {
 	private readonly outcomes = new Map<Outcome, number>();
 	/** Versions before 1.3 count placed (ended included), ended, failed and skipped. */

@@ -11,15 +11,7 @@ import {
 	type ItemHours,
 } from './window';
 
-const DAYS = [
-	'sunday',
-	'monday',
-	'tuesday',
-	'wednesday',
-	'thursday',
-	'friday',
-	'saturday',
-] as const;
+const DAYS = 'sunday monday tuesday wednesday thursday friday saturday'.split(' ');
 const dayName = (day: string) => day[0].toUpperCase() + day.slice(1);
 
 const FIELD = 'Calling Hours';
@@ -33,7 +25,6 @@ const LABELS = {
 	number: `${FIELD} → Time Zone (the number's own)`,
 };
 
-/** Call → Create → Options → Calling Hours: when a lead may be phoned, in the lead's local time. */
 export const callingHoursOption: INodeProperties = {
 	displayName: FIELD,
 	name: 'callingHours',
@@ -162,10 +153,7 @@ function zonesOfItem(
 	);
 }
 
-/**
- * The item's Calling Hours from its Options, checked before anything is sent; undefined: none set. A
- * window that never opens in all of the number's zones within a week fails the item here.
- */
+/** Checked before anything is sent: a window never open in all the number's zones within a week fails here. */
 export function readCallingHours(
 	context: IExecuteFunctions,
 	validate: InputValidator,
@@ -177,7 +165,7 @@ export function readCallingHours(
 	if (!hours) return undefined;
 	const days = validate.stringList(hours.days ?? [], LABELS.days);
 	if (days.length === 0) validate.fail(LABELS.days, 'must name at least one day');
-	const unknownDay = days.find((day) => !(DAYS as readonly string[]).includes(day.toLowerCase()));
+	const unknownDay = days.find((day) => !DAYS.includes(day.toLowerCase()));
 	if (unknownDay !== undefined)
 		validate.fail(LABELS.days, `names no day of the week ("${unknownDay}")`);
 	const clock = (value: unknown, field: string, allowMidnight: boolean) => {
@@ -187,7 +175,7 @@ export function readCallingHours(
 		return minutes;
 	};
 	const window: CallingWindow = {
-		days: days.map((day) => DAYS.indexOf(day.toLowerCase() as (typeof DAYS)[number])),
+		days: days.map((day) => DAYS.indexOf(day.toLowerCase())),
 		from: clock(hours.from ?? '09:00', LABELS.from, false),
 		until: clock(hours.until ?? '20:00', LABELS.until, true),
 	};
@@ -195,7 +183,6 @@ export function readCallingHours(
 	const zones = zonesOfItem(context, validate, hours, to);
 	const span = `${String(hours.from ?? '09:00')}–${String(hours.until ?? '20:00')}`;
 	const described = `${days.map(dayName).join(', ')} ${span} in ${zones.join(' and ')}`;
-	const item = { window, zones, described };
 	if (nextWindowStart(window, zones, Date.now()) === undefined) {
 		validate.fail(
 			FIELD,
@@ -203,5 +190,5 @@ export function readCallingHours(
 			'A number that may be in several zones is called only when the window is open in all of them: widen the window, or give the zone per item (Time Zone: Given).',
 		);
 	}
-	return item;
+	return { window, zones, described };
 }

@@ -6,10 +6,7 @@ import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
 import type { CallLedger, CallRecord, Caller, CallState } from '../model';
 
-/**
- * A record only moves forward: claimed → sent → placed / unnamed (the answer named no call) / unknown (no
- * answer: maybe placed) / notSent; unnamed and unknown → placed once listed; claimed → skipped or notSent.
- */
+/** A record only moves forward; unnamed: the answer named no call; unknown: no answer, maybe placed. */
 const NEXT: Record<CallState, readonly CallState[]> = {
 	claimed: ['sent', 'notSent', 'skipped'],
 	sent: ['placed', 'unnamed', 'unknown', 'notSent'],
@@ -25,16 +22,14 @@ const NEXT: Record<CallState, readonly CallState[]> = {
 const placedNothing = (state: CallState) => state === 'notSent' || state === 'skipped';
 
 const LEDGER_KEY = 'voiceAgentCalls';
-/** What versions before the ledger kept: placed calls by slot, and the count of Max Calls. */
 const LEGACY_PLACED_KEY = 'voiceAgentPlacedCalls';
 const LEGACY_COUNT_KEY = 'voiceAgentCallsReserved';
 
-/** The node's execution context, which outlives a run of the node; undefined where n8n gives none. */
 function executionContextOf(context: IExecuteFunctions): IDataObject | undefined {
 	return typeof context.getContext === 'function' ? context.getContext('node') : undefined;
 }
 
-/** Calls an earlier version remembered, taken over so that a *Retry execution* after an upgrade holds. */
+/** Taken over from an earlier version, so that a *Retry execution* after an upgrade holds. */
 function fromLegacy(nodeContext: IDataObject): Record<string, CallRecord> {
 	const legacy = (nodeContext[LEGACY_PLACED_KEY] ?? {}) as Record<string, IDataObject>;
 	const records: Record<string, CallRecord> = {};
@@ -53,10 +48,7 @@ function fromLegacy(nodeContext: IDataObject): Record<string, CallRecord> {
 	return records;
 }
 
-/**
- * The execution's ledger. Where n8n gives no execution context, one for this node run only, and then
- * Retry On Fail is refused: a retry could not tell what the first try placed.
- */
+/** Without an execution context, one per node run, and Retry On Fail refused: a retry could not tell. */
 export function ledgerOf(context: IExecuteFunctions, itemIndex = 0): CallLedger {
 	const nodeContext = executionContextOf(context);
 	if (!nodeContext) {
@@ -75,15 +67,14 @@ export function ledgerOf(context: IExecuteFunctions, itemIndex = 0): CallLedger 
 	return nodeContext[LEDGER_KEY] as CallLedger;
 }
 
-/** The node run's index, the same for all its items: read once per run (a data proxy is not cheap). */
+/** Read once per run: a data proxy is not cheap. */
 export function runIndexOf(context: IExecuteFunctions): number {
 	return oncePerRun(context, 'runIndex', () => context.getWorkflowDataProxy(0).$runIndex as number);
 }
 
 /**
- * The item's place in the execution. A loop pass gets a new run index, so its items never meet another
- * pass's calls. An AI tool gets a new run index for every use and every retry, so there the number is
- * the place: a tool dials a number once per execution, whichever agent the model names.
+ * The item's place in the execution: a loop pass gets a new run index. So does every use and retry of an AI
+ * tool, so there the number is the place: a tool dials a number once per execution, whatever agent.
  */
 export function slotOf(context: IExecuteFunctions, itemIndex: number, to: string): string {
 	if (runsAsTool(context)) return `tool:${to}`;
@@ -91,12 +82,8 @@ export function slotOf(context: IExecuteFunctions, itemIndex: number, to: string
 }
 
 /**
- * What the guards read from the records, kept beside them so that each answer costs the same whatever
- * the size of the list: how many records may have phoned someone (Max Calls per Run), and the records
- * naming each call (a call seen to end). In memory only, beside the ledger object: built by one pass
- * over the records the first time a guard reads a ledger (so also when n8n read back a ledger it saved
- * with the execution, for *Retry execution*), then kept true by every change, which goes through
- * `claimSlot` and `advance` only.
+ * The count Max Calls per Run reads and the records naming each call, so each answer costs the same for any
+ * list. In memory: built on the first read (also of a ledger n8n read back), kept by `claimSlot` and `advance`.
  */
 interface LedgerIndex {
 	counted: number;
@@ -104,10 +91,9 @@ interface LedgerIndex {
 }
 
 const indexes = new WeakMap<CallLedger, LedgerIndex>();
-/** Each indexed record's index: `advance` moves a record without its ledger. */
+/** `advance` moves a record without its ledger. */
 const indexOfRecord = new WeakMap<CallRecord, LedgerIndex>();
 
-/** Whether the record counts against Max Calls per Run: it may have called, and counts for itself. */
 const counts = (record: CallRecord) =>
 	!placedNothing(record.state) && record.sameCallAs === undefined;
 
@@ -152,15 +138,11 @@ export function advance(record: CallRecord, state: CallState, callId?: string): 
 	if (index) addToIndex(index, record);
 }
 
-/** Whether the record's call may have phoned someone. */
 export function mayHaveCalled(record: CallRecord | undefined): boolean {
 	return record !== undefined && !placedNothing(record.state);
 }
 
-/**
- * How many calls this node may have placed in the execution: Max Calls per Run counts these, each
- * possible call once (a record that shares another's possible call is not counted again).
- */
+/** The calls this node may have placed in the execution, each possible call once. */
 export function callsCounted(ledger: CallLedger): number {
 	return indexOf(ledger).counted;
 }
@@ -169,7 +151,6 @@ export function callsCounted(ledger: CallLedger): number {
 const TOOL_DEFAULT_MAX_CALLS = 1;
 const MAX_CALLS = 'Max Calls per Run';
 
-/** Call → Create's cap on the calls one execution places, e.g. an AI model calling the tool in a loop. */
 export const maxCallsPerRunOption: INodeProperties = {
 	displayName: MAX_CALLS,
 	name: 'maxCallsPerRun',
@@ -179,7 +160,6 @@ export const maxCallsPerRunOption: INodeProperties = {
 	description: `At most this many calls in one run of the workflow, however often the node runs in it (an AI Agent may use it several times). A call over the limit fails before anything is dialled. 0: no limit. Without this option: ${TOOL_DEFAULT_MAX_CALLS} as an AI tool, no limit otherwise.`,
 };
 
-/** The item's limit: 0 for none. */
 export function maxCallsPerRun(
 	context: IExecuteFunctions,
 	validate: InputValidator,
@@ -189,10 +169,7 @@ export function maxCallsPerRun(
 	return validate.integer(options.maxCallsPerRun, MAX_CALLS, 0);
 }
 
-/**
- * Fails when the execution's calls have reached the limit. Read in the same synchronous step as the
- * record that follows it, so uses of the node running at the same time never both take the last call.
- */
+/** Read in the same synchronous step as the record that follows: two uses never both take the last call. */
 export function checkCallLimit(
 	ledger: CallLedger,
 	validate: InputValidator,
@@ -209,11 +186,7 @@ export function checkCallLimit(
 	}
 }
 
-/**
- * Puts a new record in the slot. A record already there for another call (the slot's item now names
- * another number or agent, e.g. *Retry with currently saved workflow*) is kept under a key of its own:
- * it may have phoned someone, so Max Calls per Run must go on counting it.
- */
+/** A record already in the slot that may have phoned someone is kept under a key of its own: it still counts. */
 export function claimSlot(ledger: CallLedger, slot: string, record: CallRecord): void {
 	const index = indexOf(ledger);
 	const earlier = ledger.records[slot];
@@ -235,16 +208,13 @@ export function markEnded(ledger: CallLedger, callId: string): void {
 	}
 }
 
-/** The caller as a record keeps it: the agent's ID ('' for a phone number) and the number it calls from. */
 export function recordCaller(caller: Caller): Pick<CallRecord, 'agent' | 'from'> {
 	return { agent: caller.agentId ?? '', from: caller.from };
 }
 
 /**
- * Whether the record's call was placed by the item's caller. The picker's mode never decides it: an agent
- * picked from the list, given by ID, by name or by its phone number is the same caller. Records saved
- * before `from` was kept name the picker: by ID or from the list they name the agent, by phone number
- * the number; by name only the same name is known to be the same agent.
+ * The picker's mode never decides it: an agent by list, ID, name or phone number is one caller. Records saved
+ * before `from` name the picker; by name only the same name is known to be the same agent.
  */
 export function sameCaller(record: CallRecord, caller: Caller): boolean {
 	if (record.from !== undefined)
