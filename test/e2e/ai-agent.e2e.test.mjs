@@ -261,6 +261,7 @@ describe(`Call → Create as the tool of n8n ${N8N_VERSION}'s AI Agent`, { timeo
 			assert.match(placed[0].id, /^\d+$/);
 			assert.equal(placed[0].to, NUMBERS[1]);
 			assert.equal(skipped[0].id, placed[0].id);
+			assert.equal(skipped[0].to, NUMBERS[1]);
 		});
 
 		describe(`AI Agent ${version}: three numbers in one step with Max Calls per Run 1`, () => {

@@ -357,6 +357,7 @@ describe(
 			assert.equal(placed[0].to, number);
 			for (const skipped of calls.filter((call) => call.skipped === true)) {
 				assert.equal(skipped.id, placed[0].id);
+				assert.equal(skipped.to, number);
 				assert.match(skipped.skipReason, /so it was not called again/);
 			}
 			assert.deepEqual(await dialled(liveApi), { [number]: 1 });

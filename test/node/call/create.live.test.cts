@@ -123,6 +123,16 @@ describe('the live profile: a call that rings, talks and ends', () => {
 		expect(await dials(sandbox)).toEqual({ '+14155556002': 1 });
 	}, 30_000);
 
+	test('the skipped item of a call that rings names the number, as the placed one does (the live list has none yet)', async () => {
+		await sandbox.live({ ring_ms: 20_000 });
+		const parameters = create({ skipCalledWithinMinutes: 0 });
+		await execution(sandbox, 'ring-to-1', { parameters, input: [{ to: '+14155556003' }] });
+		const [second] = jsonOf(
+			await execution(sandbox, 'ring-to-2', { parameters, input: [{ to: '+14155556003' }] }),
+		);
+		expect(second).toMatchObject({ skipped: true, status: 'ringing', to: '+14155556003' });
+	}, 30_000);
+
 	test('Calls at Once 1, waiting: a ringing call keeps its slot, never two calls at once (proves what held)', async () => {
 		await sandbox.live({ ring_ms: 1_500 });
 		const result = await execution(sandbox, 'ring-slot', {

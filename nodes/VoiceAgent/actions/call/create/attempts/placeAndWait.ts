@@ -81,8 +81,14 @@ async function runLookUp(
 	}
 }
 
-async function output(context: IExecuteFunctions, found: Found): Promise<Call | SkippedCall> {
-	const call = found.call ?? (await getCall(context, found.callId));
+async function output(
+	context: IExecuteFunctions,
+	found: Found,
+	to: string,
+): Promise<Call | SkippedCall> {
+	const read = found.call ?? (await getCall(context, found.callId));
+	// A found call is this number's; a service may not write the number while the call rings (the live one).
+	const call = read.to ? read : { ...read, to };
 	if (found.skipReason === undefined) return call;
 	const own = found.own === true ? { ownAttempt: true as const } : {};
 	return { ...call, skipped: true, skipReason: found.skipReason, ...own };
@@ -100,7 +106,7 @@ async function placeOnce(
 	try {
 		for (;;) {
 			const next = decide(facts, Date.now());
-			if (next.kind === 'found') return await output(context, next);
+			if (next.kind === 'found') return await output(context, next, item.body.to);
 			if (next.kind === 'refuse') throw next.error;
 			if (next.kind === 'defer') throw next.deferred;
 			if (next.kind === 'lookUp') await runLookUp(context, facts, next.what, lookUp);
