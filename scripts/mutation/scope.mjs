@@ -1,0 +1,36 @@
+// What the mutation check covers: Call → Create's decisions (the gate, the guards, the sending). One list, read
+// by stryker.config.mjs and by check-listed-mutants.mjs: when the engine's files move, re-point it here.
+
+/** The engine's folder, relative to the repository (its built twin is under dist/). */
+export const ENGINE = 'nodes/VoiceAgent/actions/call/create';
+
+/** The TypeScript sources Stryker mutates: the engine's decisions. */
+export const SCOPED_SOURCES = [
+	`${ENGINE}/gate/*.ts`,
+	`${ENGINE}/guards/*.ts`,
+	`${ENGINE}/placing/*.ts`,
+];
+
+/**
+ * The tests that can kill a mutant of those sources: the property suites of Call → Create at their default
+ * runs, and the engine tests that name a promise of the gate, the guards or the sending (run in n8n-core's
+ * engine against the sandbox). Paths relative to the repository.
+ */
+export const KILLING_TESTS = [
+	'test/node/call/create.model.properties.test.cts',
+	'test/node/call/create.gate.properties.test.cts',
+	'test/node/call/create.executions.properties.test.cts',
+	'test/node/call/create.properties.test.cts',
+	'test/node/call/create.campaign.properties.test.cts',
+	'test/node/call/create.gate.test.cts',
+	'test/node/call/create.gate.answers.test.cts',
+	'test/node/call/create.executions.test.cts',
+	'test/node/call/create.callAgain.test.cts',
+	'test/node/call/create.placeOnce.test.cts',
+	'test/node/call/create.recovery.test.cts',
+	'test/node/call/create.skipRecentlyCalled.test.cts',
+	'test/node/call/create.callingHours.test.cts',
+	'test/node/call/create.promises.test.cts',
+	'test/node/call/create.spelling.test.cts',
+	'test/node/call/create/guards/skipRecentlyCalled.unit.test.cts',
+];
