@@ -23,8 +23,10 @@ const { requireQueryId, parseLimit, optionalParam } = require('./query');
 /** @typedef {{ account: Account, query: URLSearchParams, body: unknown }} ApiRequest */
 /**
  * An answer; `empty`: no body at all (not even JSON `null`); `html`: this page instead of a JSON body.
- * @typedef {{ status: number, body: unknown, headers?: Record<string, string>, empty?: boolean, html?: string, json?: string, createdCallId?: string }} Reply
- * (`html`: sent as that page; `json`: sent as that text, JSON or not, with the JSON content type)
+ * @typedef {{ status: number, body: unknown, headers?: Record<string, string>, empty?: boolean, html?: string, json?: string, text?: string, goJson?: boolean, drop?: boolean, createdCallId?: string | number }} Reply
+ * (`html`: sent as that page; `json`: sent as that text, JSON or not, with the JSON content type; `text`: sent
+ * as that plain text; `goJson`: the body as JSON sent as plain text with a newline, as the live service does;
+ * `drop`: no answer at all, the connection is closed)
  */
 /** @typedef {(request: ApiRequest) => Reply | Promise<Reply>} Handler */
 

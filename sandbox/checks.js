@@ -136,6 +136,7 @@ function requireNonEmptyString(body, field) {
 module.exports = {
 	invalid,
 	isObject,
+	isE164,
 	given,
 	string,
 	boolean,

@@ -19,16 +19,18 @@ const USAGE = [
 	'',
 	'Options:',
 	...INTEGER_OPTIONS.map(
-		({ flag, help, fallback }) => `  ${`${flag} N`.padEnd(24)}${help} (default ${fallback})`,
+		({ flag, help, fallback }) => `  ${`${flag} N`.padEnd(28)}${help} (default ${fallback})`,
 	),
-	`  ${'--host HOST'.padEnd(24)}interface to listen on (default ${DEFAULT_HOST})`,
-	`  ${'--api-key KEY'.padEnd(24)}accepted API key, repeat for several accounts (default ${DEFAULT_API_KEY})`,
-	`  ${'--tls'.padEnd(24)}serve HTTPS with a self-signed certificate made at start; its file is printed`,
-	`  ${'--variants JSON'.padEnd(24)}what the contract leaves open, switched, e.g. '{"end_statuses":["completed","busy"]}'`,
-	`  ${'-h, --help'.padEnd(24)}show this help`,
+	`  ${'--host HOST'.padEnd(28)}interface to listen on (default ${DEFAULT_HOST})`,
+	`  ${'--api-key KEY'.padEnd(28)}accepted API key, repeat for several accounts (default ${DEFAULT_API_KEY})`,
+	`  ${'--profile KEY=live'.padEnd(28)}serve that key as the live service runs (repeatable; default: documented)`,
+	`  ${'--tls'.padEnd(28)}serve HTTPS with a self-signed certificate made at start; its file is printed`,
+	`  ${'--variants JSON'.padEnd(28)}what the contract leaves open, switched, e.g. '{"end_statuses":["completed","busy"]}'`,
+	`  ${'-h, --help'.padEnd(28)}show this help`,
 	'',
-	'Control endpoints (no auth): POST /_sandbox/reset, /_sandbox/seed, /_sandbox/faults, /_sandbox/variants; GET /_sandbox/requests,',
-	'/_sandbox/deliveries; POST /_sandbox/calls/{id}/events, /_sandbox/calls/{id}/complete. See sandbox/README.md.',
+	'Control endpoints (no auth): POST /_sandbox/reset, /_sandbox/seed, /_sandbox/faults, /_sandbox/variants, /_sandbox/live;',
+	'GET /_sandbox/requests, /_sandbox/deliveries, /_sandbox/profiles; POST /_sandbox/calls/{id}/events, .../complete,',
+	'.../connect, .../freeze. See sandbox/README.md.',
 ].join('\n');
 
 /**
@@ -49,6 +51,7 @@ function parseCommandLine(argv) {
 	const flags = {
 		host: { type: 'string' },
 		'api-key': { type: 'string', multiple: true },
+		profile: { type: 'string', multiple: true },
 		tls: { type: 'boolean' },
 		variants: { type: 'string' },
 		help: { type: 'boolean', short: 'h' },
@@ -87,6 +90,17 @@ function parseCommandLine(argv) {
 		if (new Set(apiKeys).size !== apiKeys.length)
 			usageError('--api-key is given twice with the same key');
 		options.apiKeys = apiKeys.map(String);
+	}
+	const profiles = values.profile;
+	if (Array.isArray(profiles)) {
+		const keys = options.apiKeys ?? [DEFAULT_API_KEY];
+		options.profiles = {};
+		for (const entry of profiles.map(String)) {
+			const match = /^(\S+)=(documented|live)$/.exec(entry);
+			if (!match) usageError('--profile must be KEY=live or KEY=documented');
+			if (!keys.includes(match[1])) usageError('--profile names a key that no --api-key gives');
+			options.profiles[match[1]] = /** @type {'documented' | 'live'} */ (match[2]);
+		}
 	}
 	if (values.tls) options.tls = true;
 	if (values.variants !== undefined) {

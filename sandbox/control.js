@@ -6,6 +6,7 @@ const { firstTool } = require('./simulation');
 const { invalid, isObject, given } = require('./checks');
 const { integerBounds } = require('./options');
 const { END_STATUS } = require('./variants');
+const { liveCallControl } = require('./live/control');
 
 /** @typedef {import('./app').SandboxApp} SandboxApp */
 /** @typedef {import('./api').Reply} Reply */
@@ -14,7 +15,9 @@ const { END_STATUS } = require('./variants');
 /** @typedef {import('./options').IntegerOptionName} IntegerOptionName */
 
 const EVENT_TYPES = ['call_started', 'call_ended', 'tool_call'];
-const CALL_ACTION = /^\/_sandbox\/calls\/([^/]+)\/(events|complete)$/;
+const CALL_ACTION = /^\/_sandbox\/calls\/([^/]+)\/(events|complete|connect|freeze)$/;
+/** Most calls a second seeding places (`calls_per_second`). */
+const MAX_CALLS_PER_SECOND = 100_000;
 
 /**
  * @param {unknown} body
@@ -67,6 +70,13 @@ async function handleControl(app, method, path, body) {
 		case 'DELETE /_sandbox/call-load':
 			app.callLoad.clear();
 			return ok({ cleared: true });
+		case 'GET /_sandbox/profiles':
+			return ok(app.profiles.describe());
+		case 'GET /_sandbox/live':
+			return ok(app.live.switches.describe());
+		case 'POST /_sandbox/live':
+			app.live.switches.configure(fields);
+			return ok(app.live.switches.describe());
 		case 'GET /_sandbox/deliveries':
 			return ok(app.deliveryLog.entries);
 		case 'DELETE /_sandbox/deliveries':
@@ -77,9 +87,14 @@ async function handleControl(app, method, path, body) {
 	const callAction = method === 'POST' ? CALL_ACTION.exec(path) : null;
 	if (callAction) {
 		const callId = decodeURIComponent(callAction[1]);
-		return callAction[2] === 'events'
-			? sendEvent(app, callId, fields)
-			: completeCall(app, callId, fields);
+		const live = app.live.findCall(callId);
+		if (live) return liveCallControl(app.live, live, callAction[2], fields);
+		if (callAction[2] === 'events') return sendEvent(app, callId, fields);
+		if (callAction[2] === 'complete') return completeCall(app, callId, fields);
+		findCall(app, callId);
+		invalid(
+			`${callAction[2]} is for calls of live keys: a documented call is in progress until it ends`,
+		);
 	}
 	throw new ApiError(404, `No such control endpoint: ${method} ${path}`);
 }
@@ -102,21 +117,30 @@ function seedInteger(fields, field, option) {
 }
 
 /**
- * POST /_sandbox/seed {agents, calls, live_calls, call_duration_ms, api_key}.
+ * POST /_sandbox/seed {agents, calls, live_calls, call_duration_ms, calls_per_second, api_key}.
  * @param {SandboxApp} app
  * @param {Record<string, unknown>} fields
  */
 function seed(app, fields) {
+	const perSecond = fields.calls_per_second;
+	if (
+		given(perSecond) &&
+		(!Number.isInteger(perSecond) ||
+			Number(perSecond) < 1 ||
+			Number(perSecond) > MAX_CALLS_PER_SECOND)
+	)
+		invalid(`calls_per_second must be an integer from 1 to ${MAX_CALLS_PER_SECOND}`);
 	const counts = {
 		agents: seedInteger(fields, 'agents', 'agents') ?? 0,
 		calls: seedInteger(fields, 'calls', 'calls') ?? 0,
 		liveCalls: seedInteger(fields, 'live_calls', 'liveCalls') ?? 0,
+		callsPerSecond: given(perSecond) ? Number(perSecond) : undefined,
 	};
 	const callDurationMs = seedInteger(fields, 'call_duration_ms', 'callDurationMs');
 	const apiKey = fields.api_key ?? app.apiKeys[0];
-	const account = typeof apiKey === 'string' ? app.store.account(apiKey) : undefined;
-	if (!account) invalid('api_key must be one of the API keys the sandbox was started with');
-	return app.seed(account, counts, callDurationMs);
+	if (typeof apiKey !== 'string' || !app.profiles.of(apiKey))
+		invalid('api_key must be one of the API keys the sandbox was started with');
+	return app.seed(apiKey, counts, callDurationMs);
 }
 
 /**

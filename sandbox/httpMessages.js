@@ -1,7 +1,7 @@
 'use strict';
 
 // The HTTP messages of the API and the control endpoints: request bodies in (JSON, at most 1 MiB), JSON
-// replies and error bodies out.
+// replies and error bodies out (and the live profile's plain-text forms).
 
 const { ApiError, errorBody } = require('./errors');
 
@@ -37,13 +37,14 @@ function errorReply(error) {
 
 /**
  * @param {() => Reply | Promise<Reply>} run
+ * @param {(error: unknown) => Reply} [toReply] how an error is answered (the live profile's own way)
  * @returns {Promise<Reply>}
  */
-async function answer(run) {
+async function answer(run, toReply = errorReply) {
 	try {
 		return await run();
 	} catch (error) {
-		return errorReply(error);
+		return toReply(error);
 	}
 }
 
@@ -109,10 +110,15 @@ function send(response, reply) {
 		return;
 	}
 	const json = 'application/json; charset=utf-8';
+	const plain = 'text/plain; charset=utf-8';
 	const [type, text] =
 		reply.html !== undefined
 			? ['text/html', reply.html]
-			: [json, reply.json ?? JSON.stringify(reply.body)];
+			: reply.text !== undefined
+				? [plain, reply.text]
+				: reply.goJson
+					? [plain, `${JSON.stringify(reply.body)}\n`]
+					: [json, reply.json ?? JSON.stringify(reply.body)];
 	response.writeHead(reply.status, {
 		'content-type': type,
 		'content-length': Buffer.byteLength(text),

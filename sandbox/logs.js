@@ -9,19 +9,22 @@
  * @property {unknown} body the parsed JSON body, or null (no body, or not JSON)
  * @property {string} at ISO time the request arrived
  * @property {'error' | 'reset' | null} fault the fault the sandbox injected into this request, if any
- * @property {string} [created_call_id] POST /call: the ID of the call it created, whatever the answer said
+ * @property {string | number} [created_call_id] POST /call: the ID of the call it created, whatever the answer
+ *   said (a number on a live key)
  */
 
 /**
  * @typedef {object} RecordedDelivery one webhook delivery attempt, as GET /_sandbox/deliveries lists it
  * @property {string} url
  * @property {string} event_type
- * @property {string} call_id
- * @property {number} attempt 1 for the first try, up to 4
+ * @property {string | number} call_id (a number on a live key)
+ * @property {number} attempt 1 for the first try, up to 4 (live: as many as the backoff allows)
  * @property {number | null} status the receiver's status code, null on a network error or timeout
  * @property {string | null} error the network error, null when the receiver answered
  * @property {string | null} response_body the receiver's answer as text, at most 2 KB
  * @property {string} at ISO time the attempt started
+ * @property {boolean} [empty_body] live key only: whether the attempt carried an empty body (a retry with
+ *   `empty_retry_body`)
  */
 
 /** Entries kept per log: enough for any test, bounded for a sandbox left running for days. */

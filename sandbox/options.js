@@ -13,7 +13,13 @@ const { parseVariants } = require('./variants');
  * @property {number} [seed] seed of the random stream: same seed, same data (default 1)
  * @property {number} [latencyMs] delay added to every API request (default 0)
  * @property {number} [callDurationMs] how long a call placed with POST /call, or seeded live, lasts before it ends by itself (default 15000)
- * @property {number} [webhookRetryDelayMs] delay between webhook delivery attempts (default 500)
+ * @property {number} [webhookRetryDelayMs] delay between webhook delivery attempts (default 500); live keys:
+ *   the first wait of the backoff
+ * @property {number} [webhookRetryWindowMs] live keys: no webhook retry starts later than this after the
+ *   event's first attempt (default 60000: one minute)
+ * @property {Record<string, import('./profiles').SandboxProfile>} [profiles] the profile of each key that is
+ *   not `documented`, e.g. `{ k2: 'live' }` (default: every key documented)
+ * @property {number} [ringMs] live keys: how long a placed call rings before it connects (default 2000)
  * @property {import('./variants').VariantSettings} [variants] what the contract leaves open, switched (see variants.js; POST /_sandbox/reset comes back to these)
  * @property {boolean} [tls] serve HTTPS with a self-signed certificate made at start (default false: HTTP)
  * @property {(line: string) => void} [log] receives the start line ("Voice Agent sandbox listening on ...")
@@ -31,12 +37,15 @@ const { parseVariants } = require('./variants');
  * @property {number} latencyMs
  * @property {number} callDurationMs
  * @property {number} webhookRetryDelayMs
+ * @property {number} webhookRetryWindowMs
+ * @property {number} ringMs
+ * @property {Record<string, import('./profiles').SandboxProfile>} profiles
  * @property {boolean} tls
  * @property {import('./variants').VariantSettings} variants
  * @property {((line: string) => void) | undefined} log
  */
 
-/** @typedef {'port' | 'agents' | 'calls' | 'liveCalls' | 'seed' | 'latencyMs' | 'callDurationMs' | 'webhookRetryDelayMs'} IntegerOptionName */
+/** @typedef {'port' | 'agents' | 'calls' | 'liveCalls' | 'seed' | 'latencyMs' | 'callDurationMs' | 'webhookRetryDelayMs' | 'webhookRetryWindowMs' | 'ringMs'} IntegerOptionName */
 
 /** Upper bounds of seeding, at start and through POST /_sandbox/seed (see integerBounds). */
 const MAX_SEED_AGENTS = 1000;
@@ -110,7 +119,23 @@ const INTEGER_OPTIONS = [
 		min: 0,
 		max: 600_000,
 		fallback: 500,
-		help: 'delay between webhook delivery attempts',
+		help: 'delay between webhook delivery attempts (live keys: the first wait of the backoff)',
+	},
+	{
+		name: 'webhookRetryWindowMs',
+		flag: '--webhook-retry-window-ms',
+		min: 0,
+		max: 3_600_000,
+		fallback: 60_000,
+		help: 'live keys: no webhook retry starts later than this after the first attempt',
+	},
+	{
+		name: 'ringMs',
+		flag: '--ring-ms',
+		min: 0,
+		max: 3_600_000,
+		fallback: 2_000,
+		help: 'live keys: how long a placed call rings before it connects',
 	},
 ];
 
@@ -134,6 +159,26 @@ const DEFAULT_API_KEY = 'sandbox-key';
  */
 function isValidApiKey(key) {
 	return typeof key === 'string' && /^\S+$/.test(key);
+}
+
+/**
+ * The `profiles` option: an object whose keys are API keys of the sandbox and whose values are profiles.
+ * @param {unknown} profiles
+ * @param {string[]} apiKeys
+ * @returns {Record<string, import('./profiles').SandboxProfile>}
+ */
+function resolveProfiles(profiles, apiKeys) {
+	if (typeof profiles !== 'object' || profiles === null || Array.isArray(profiles))
+		throw new TypeError('profiles must be an object such as { "key": "live" }');
+	/** @type {Record<string, import('./profiles').SandboxProfile>} */
+	const resolved = {};
+	for (const [key, profile] of Object.entries(profiles)) {
+		if (!apiKeys.includes(key)) throw new TypeError('profiles names a key that is not in apiKeys');
+		if (profile !== 'documented' && profile !== 'live')
+			throw new TypeError('a profile is "documented" or "live"');
+		resolved[key] = profile;
+	}
+	return resolved;
 }
 
 /**
@@ -172,6 +217,7 @@ function resolveOptions(options) {
 	}
 	if (options.log !== undefined && typeof options.log !== 'function')
 		throw new TypeError('log must be a function');
+	const profiles = resolveProfiles(options.profiles ?? {}, apiKeys);
 	return {
 		port: numbers.port,
 		host,
@@ -183,6 +229,9 @@ function resolveOptions(options) {
 		latencyMs: numbers.latencyMs,
 		callDurationMs: numbers.callDurationMs,
 		webhookRetryDelayMs: numbers.webhookRetryDelayMs,
+		webhookRetryWindowMs: numbers.webhookRetryWindowMs,
+		ringMs: numbers.ringMs,
+		profiles,
 		tls: options.tls ?? false,
 		variants,
 		log: options.log,

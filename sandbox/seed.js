@@ -59,6 +59,8 @@ function contextsFor(agent) {
  * @property {number} agents agents to create
  * @property {number} calls ended calls to create, spread over the last CALL_HISTORY_DAYS days
  * @property {number} liveCalls calls in progress to create, starting at the moment of seeding
+ * @property {number} [callsPerSecond] the ended calls follow each other this many a second instead (created
+ *   1/callsPerSecond s apart, the last ten minutes before seeding), so several share one second
  */
 
 /** @typedef {{ agents_created: number, calls_created: number, live_calls_created: number }} SeedSummary */
@@ -128,10 +130,16 @@ function seedAccount(account, counts, random, nowMs, endStatus = () => 'complete
 		callCount > 0 ? clientNumbers(random, Math.min(40, Math.max(3, Math.ceil(callCount / 3)))) : [];
 	/** @type {Call[]} */
 	const endedCalls = [];
+	const burst = counts.callsPerSecond;
+	const burstStartMs = burst
+		? nowMs - 600_000 - Math.floor(((counts.calls - 1) * 1000) / burst)
+		: 0;
 	for (let i = 0; i < counts.calls; i++) {
 		const agent = random.pick(agents);
 		const earliest = Math.max(agent.created_ms + 1, nowMs - CALL_HISTORY_DAYS * DAY_MS);
-		const startMs = earliest + Math.floor(random.next() * Math.max(1, nowMs - earliest - 600_000));
+		const startMs = burst
+			? burstStartMs + Math.floor((i * 1000) / burst)
+			: earliest + Math.floor(random.next() * Math.max(1, nowMs - earliest - 600_000));
 		const call = seededCall(account, agent, clients, random, startMs);
 		const failed = random.next() < FAILED_SHARE;
 		const endMs = failed ? startMs : Math.min(nowMs, startMs + random.int(20, 600) * 1000);
@@ -154,4 +162,4 @@ function seedAccount(account, counts, random, nowMs, endStatus = () => 'complete
 	};
 }
 
-module.exports = { seedAccount };
+module.exports = { seedAccount, clientNumbers };

@@ -2,16 +2,14 @@
 
 const http = require('node:http');
 const https = require('node:https');
-const { ApiError, errorBody } = require('./errors');
+const { ApiError } = require('./errors');
 const { isoTime } = require('./records');
 const { handleControl } = require('./control');
 const { readBody, send, errorReply, answer, queryObject } = require('./httpMessages');
-const { proxyErrorPage } = require('./answerForms');
 
 /** @typedef {import('./app').SandboxApp} SandboxApp */
 /** @typedef {import('./api').Reply} Reply */
-/** @typedef {import('./api').Handler} Handler */
-/** @typedef {import('./store').Account} Account */
+/** @typedef {import('./profiles').ServiceProfile} ServiceProfile */
 /** @typedef {import('./httpMessages').RequestBody} RequestBody */
 
 const CONTROL_PREFIX = '/_sandbox';
@@ -50,19 +48,20 @@ async function handle(app, request, response) {
 	}
 
 	app.traffic.begin(request.socket);
-	const { reply, fault, createdCallId } = await handleApi(
+	const { reply, fault, createdCallId, profile } = await handleApi(
 		app,
 		method,
 		url,
 		request.headers.authorization,
 		body,
 	).finally(() => app.traffic.end());
+	const answered = reply && !reply.drop ? reply : null;
 	// Logged before answering, so a client that reads the log right after its answer finds its request.
 	app.requestLog.push({
 		method,
 		path: url.pathname,
 		query: queryObject(url.searchParams),
-		status: reply ? reply.status : null,
+		status: answered ? answered.status : null,
 		body: body.json ?? null,
 		at,
 		fault,
@@ -75,75 +74,72 @@ async function handle(app, request, response) {
 	// service's are (Node's automatic header reads another clock when a test sets the time).
 	response.sendDate = false;
 	if (app.variants.dateHeader) response.setHeader('Date', new Date().toUTCString());
-	if (reply) send(response, { ...reply, body: app.variants.restamp(reply.body) });
+	if (answered) send(response, profile.outgoing(answered));
 	else request.socket.destroy();
 }
 
 /**
+ * @typedef {object} ApiOutcome
+ * @property {Reply | null} reply null: reset the socket (a reply with `drop` closes it too)
+ * @property {'error' | 'reset' | null} fault
+ * @property {string | number} [createdCallId] the call a request reset after acting created
+ * @property {ServiceProfile} profile the profile that answered
+ */
+
+/**
  * An API request, in the order a client meets the checks: latency, route outside /v1, auth, route,
- * body (413, 400), rate limit (429), injected faults, then the endpoint itself.
+ * body (413, 400), rate limit (429), injected faults, then the endpoint itself. The key's profile
+ * (profiles.js) runs the endpoint and writes the answers.
  * @param {SandboxApp} app
  * @param {string} method
  * @param {URL} url
  * @param {string | undefined} authorization
  * @param {RequestBody} body
- * @returns {Promise<{ reply: Reply | null, fault: 'error' | 'reset' | null, createdCallId?: string }>} reply
- *   null: reset the socket; `createdCallId`: the call a request reset after acting created
+ * @returns {Promise<ApiOutcome>}
  */
 async function handleApi(app, method, url, authorization, body) {
 	if (app.latencyMs > 0) await app.requestTimers.sleep(app.latencyMs);
-	/** @type {{ handler: Handler, route: string, account: Account }} */
+	const profile = app.profileFor(authorization);
+	/** @type {{ route: string, apiKey: string }} */
 	let target;
 	try {
-		target = resolveTarget(app, method, url.pathname, authorization, body);
+		target = resolveTarget(app, profile, method, url.pathname, authorization, body);
 	} catch (error) {
-		return { reply: errorReply(error), fault: null };
+		return { reply: profile.checkReply(error), fault: null, profile };
 	}
-	const { handler, route, account } = target;
+	const { route, apiKey } = target;
 
 	const fault = app.faults.draw(route);
 	if (fault && fault.latencyMs > 0) await app.requestTimers.sleep(fault.latencyMs);
-	const act = () => answer(() => handler({ account, query: url.searchParams, body: body.json }));
-	if (!fault?.action) return { reply: app.variants.oddAnswer(route, await act()), fault: null };
+	const act = () =>
+		answer(() => profile.serve(apiKey, route, url.searchParams, body.json), profile.errorReply);
+	if (!fault?.action) return { reply: profile.finish(route, await act()), fault: null, profile };
 	// "after": the service acts, then the client sees an error or a dropped connection (an ambiguous failure).
 	const acted = fault.when === 'after' ? await act() : undefined;
 	const created = acted?.createdCallId ? { createdCallId: acted.createdCallId } : {};
-	if (fault.action === 'reset') return { reply: null, fault: 'reset', ...created };
-	const headers = fault.status === 429 ? { 'retry-after': String(fault.retryAfterS) } : undefined;
-	if (fault.status >= 500 && app.variants.proxyErrors) {
-		// A proxy in front of the service answers for it, with a page of its own.
-		return {
-			reply: { status: fault.status, body: null, html: proxyErrorPage(fault.status), ...created },
-			fault: 'error',
-		};
-	}
-	const message = `Injected fault (sandbox): ${route} answered ${fault.status}${fault.when === 'after' ? ' after the request was carried out' : ''}`;
-	return {
-		reply: { status: fault.status, body: errorBody(fault.status, message), headers, ...created },
-		fault: 'error',
-	};
+	if (fault.action === 'reset') return { reply: null, fault: 'reset', ...created, profile };
+	return { reply: { ...profile.faultReply(route, fault), ...created }, fault: 'error', profile };
 }
 
 /**
- * The checks before an endpoint runs; each throws the ApiError a client gets.
+ * The checks before an endpoint runs; each throws the ApiError a client gets (in the profile's words).
  * @param {SandboxApp} app
+ * @param {ServiceProfile} profile
  * @param {string} method
  * @param {string} path
  * @param {string | undefined} authorization
  * @param {RequestBody} body
- * @returns {{ handler: Handler, route: string, account: Account }}
+ * @returns {{ route: string, apiKey: string }}
  */
-function resolveTarget(app, method, path, authorization, body) {
+function resolveTarget(app, profile, method, path, authorization, body) {
 	if (path !== '/v1' && !path.startsWith('/v1/')) {
 		throw new ApiError(404, `No such endpoint: ${method} ${path}. API paths start with /v1`);
 	}
 	const apiKey = bearerToken(authorization);
-	const account = app.store.account(apiKey);
-	if (!account) throw new ApiError(401, 'Invalid API key');
+	if (!app.profiles.of(apiKey)) throw new ApiError(401, 'Invalid API key');
 	const relativePath = path.slice('/v1'.length);
 	const route = `${method} ${relativePath}`;
-	const handler = app.apiRoutes.get(route);
-	if (!handler) {
+	if (!app.apiRoutes.has(route)) {
 		const allowed = [...app.apiRoutes.keys()]
 			.filter((key) => key.endsWith(` ${relativePath}`))
 			.map((key) => key.split(' ')[0]);
@@ -156,7 +152,7 @@ function resolveTarget(app, method, path, authorization, body) {
 		}
 		throw new ApiError(404, `No such endpoint: ${method} ${path}`);
 	}
-	if (body.problem) throw body.problem;
+	if (body.problem && (profile.checksJsonFirst || body.problem.status !== 400)) throw body.problem;
 	const rate = app.faults.rateLimitFor(route);
 	const wait = rate > 0 ? app.rateLimits.take(`${apiKey} ${route}`, rate, Date.now()) : 0;
 	if (wait > 0) {
@@ -168,7 +164,7 @@ function resolveTarget(app, method, path, authorization, body) {
 			},
 		);
 	}
-	return { handler, route, account };
+	return { route, apiKey };
 }
 
 /**

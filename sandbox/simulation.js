@@ -112,7 +112,17 @@ class CallSimulator {
  * @returns {{ name: string, arguments: Record<string, unknown> } | undefined}
  */
 function firstTool(agent) {
-	const fn = agent?.tools[0]?.function;
+	return firstToolOf(agent?.tools);
+}
+
+/**
+ * The first function tool of a list of tools, called with made-up arguments (the live profile's agents
+ * may have no list: null).
+ * @param {Record<string, unknown>[] | null | undefined} tools
+ * @returns {{ name: string, arguments: Record<string, unknown> } | undefined}
+ */
+function firstToolOf(tools) {
+	const fn = tools?.[0]?.function;
 	if (!isObject(fn) || typeof fn.name !== 'string') return undefined;
 	const properties =
 		isObject(fn.parameters) && isObject(fn.parameters.properties) ? fn.parameters.properties : {};
@@ -126,4 +136,4 @@ function firstTool(agent) {
 	return { name: fn.name, arguments: args };
 }
 
-module.exports = { CallSimulator, firstTool };
+module.exports = { CallSimulator, firstTool, firstToolOf };

@@ -188,9 +188,10 @@ class ContractVariants {
 	 * the odd answer switched for it (every n-th, up to the times given); anything else is left as it is.
 	 * @param {string} route e.g. "GET /call"
 	 * @param {import('./api').Reply} reply
+	 * @param {typeof oddReply} [makeOdd] writes the odd answer (the live profile writes its own form)
 	 * @returns {import('./api').Reply}
 	 */
-	oddAnswer(route, reply) {
+	oddAnswer(route, reply, makeOdd = oddReply) {
 		const variant = ODD_ROUTES[/** @type {keyof typeof ODD_ROUTES} */ (route)];
 		const odd = variant && this.settings[/** @type {'call_answer' | 'calls_answer'} */ (variant)];
 		if (!odd || odd === 'normal' || reply.status !== 200) return reply;
@@ -198,7 +199,7 @@ class ContractVariants {
 		if (times !== undefined && this.oddCounts.given >= times) return reply;
 		if (this.oddCounts.seen++ % every !== 0) return reply;
 		this.oddCounts.given++;
-		return oddReply(route === 'GET /call' ? 'call' : 'page', odd, reply.body);
+		return makeOdd(route === 'GET /call' ? 'call' : 'page', odd, reply.body);
 	}
 
 	/**

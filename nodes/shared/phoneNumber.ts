@@ -6,31 +6,51 @@ import { callingCodes } from './phoneNumber.data';
  * it "+44 (0)20 7946 0123" and "+44 20 7946 0123" are two numbers to every check, and one person is phoned
  * twice.
  *
- * - Spaces, dots and dashes are dropped; brackets too, except a trunk prefix in brackets right after the
- *   calling code.
- * - A national (trunk) prefix written after the calling code ("+44 (0)20…", "+49 (0)30…", "+33 (0)1…") is
- *   removed where the calling code has one (libphonenumber's `nationalPrefix`, phoneNumber.data.ts). Written
- *   without brackets ("+44 020…"), it is removed only when the number is not a national number of the code
- *   with it and is one without it, libphonenumber's own test. Where the code has none (Italy: "+39 06…"),
- *   every digit stays.
+ * - Spaces, dots, dashes and brackets are dropped.
+ * - A national prefix written after the calling code is read as libphonenumber parses a number written with
+ *   its calling code (PhoneNumberUtil.parse, the rules of the code's main region, phoneNumber.data.ts): its
+ *   national prefix for parsing ("0" in the UK, "0" or "8" in Lithuania, "0" or "80" in Belarus; Argentina's
+ *   mobile "15" after the area code) is removed, or rewritten by the region's transform rule (the "15" becomes a
+ *   9 before the area code), unless the number is a national number of the region with it and is none
+ *   without it; and only when what is left has a possible length of the region's numbers. Where the region
+ *   has none (Italy: "+39 06…"), every digit stays.
+ * - A national prefix in brackets right after the calling code ("+44 (0)20…") says it is one: when the rules
+ *   above keep it, it is removed all the same.
  * - What cannot be made canonical is refused: letters, unbalanced brackets, a "(0)" after a calling code
  *   without that national prefix, fewer than 7 or more than 15 digits.
  */
 export type CanonicalNumber = { number: string } | { problem: string; hint?: string };
 
+type Kind = 'number' | 'prefix';
+
+/** What libphonenumber reads when it parses a number written with this calling code. */
 interface CallingCode {
 	trunk: string;
+	lengths: number[];
+	localOnly: number[];
+	transform: string;
+	parsing: RegExp | undefined;
 	pattern: RegExp;
 }
 
 let codes: Map<string, CallingCode> | undefined;
 
+const numbers = (text: string) => (text === '' ? [] : text.split(',').map(Number));
+
 /** The calling codes, read from the generated data on the first number. */
 function callingCodeTable(): Map<string, CallingCode> {
 	codes ??= new Map(
 		callingCodes.split('\n').map((row) => {
-			const [code, trunk, ...pattern] = row.split('|');
-			return [code, { trunk, pattern: new RegExp(`^(?:${pattern.join('|')})$`) }];
+			const [code, trunk, lengths, localOnly, transform, parsing, pattern] = row.split(' ');
+			const entry: CallingCode = {
+				trunk,
+				lengths: numbers(lengths),
+				localOnly: numbers(localOnly),
+				transform,
+				parsing: parsing === '' ? undefined : new RegExp(`^(?:${parsing})`),
+				pattern: new RegExp(`^(?:${pattern})$`),
+			};
+			return [code, entry];
 		}),
 	);
 	return codes;
@@ -46,6 +66,37 @@ function callingCodeOf(digits: string): [string, CallingCode] | undefined {
 	return undefined;
 }
 
+/**
+ * Whether a national number has a possible length of the region, as libphonenumber's parse requires of a
+ * number it removed a national prefix from: not shorter than its shortest, not a length only dialled
+ * locally, and one of its lengths or longer than all of them.
+ */
+function possibleLength(national: string, { lengths, localOnly }: CallingCode): boolean {
+	const length = national.length;
+	if (localOnly.includes(length) || length < lengths[0]) return false;
+	return length > lengths[lengths.length - 1] || lengths.includes(length);
+}
+
+/**
+ * The national number with its national prefix removed or rewritten as libphonenumber's parse does it
+ * (PhoneNumberUtil.maybeStripNationalPrefixAndCarrierCode, then its check of the length); unchanged where
+ * the rules keep the prefix. A prefix (Allowed Destinations) is never read as a local number the rules
+ * complete ("+261 22 12 345" is Madagascar's +261 20 22 12 345 as a number): it may be the start of another.
+ */
+function withoutNationalPrefix(national: string, code: CallingCode, kind: Kind): string {
+	const found = code.parsing?.exec(national);
+	if (!found) return national;
+	const viable = code.pattern.test(national);
+	const lastGroup = found[found.length - 1];
+	const transformed = found.length > 1 && code.transform !== '' && lastGroup !== undefined;
+	if (transformed && kind === 'prefix' && lastGroup === found[0]) return national;
+	const result = transformed
+		? national.replace(code.parsing as RegExp, code.transform)
+		: national.slice(found[0].length);
+	if (viable && !code.pattern.test(result)) return national;
+	return possibleLength(result, code) ? result : national;
+}
+
 /** The problem of text that is no phone number at all. */
 export const NOT_E164 = 'is not written in E.164 form';
 
@@ -56,12 +107,10 @@ const E164_HINT =
 
 /**
  * The canonical form of a number (`kind: 'number'`) or of the start of one (`'prefix'`, Allowed
- * Destinations: the trunk prefix in brackets is removed, one without brackets only from whole numbers).
+ * Destinations: read by the same rules, which remove a national prefix only from what has a possible length
+ * of a whole number; a national prefix in brackets is removed from a shorter prefix too).
  */
-export function canonicalPhoneNumber(
-	value: unknown,
-	kind: 'number' | 'prefix' = 'number',
-): CanonicalNumber {
+export function canonicalPhoneNumber(value: unknown, kind: Kind = 'number'): CanonicalNumber {
 	const written = typeof value === 'string' ? value.replace(SEPARATORS, '') : '';
 	const digits = written.replace(/[()]/g, '');
 	if (!WRITTEN.test(written) || !/^\+[1-9]/.test(digits)) {
@@ -71,26 +120,25 @@ export function canonicalPhoneNumber(
 	let callingCode = '';
 	const found = callingCodeOf(national);
 	if (found) {
-		const [code, { trunk, pattern }] = found;
+		const [code, rules] = found;
 		callingCode = code;
-		const bracket = written.startsWith(`+${code}(`)
-			? /^\((\d+)\)/.exec(written.slice(code.length + 1))
-			: null;
 		national = national.slice(code.length);
-		if (bracket && bracket[1] === trunk) national = national.slice(trunk.length);
-		else if (bracket && /^0+$/.test(bracket[1])) {
+		const stripped = withoutNationalPrefix(national, rules, kind);
+		const bracket = written.startsWith(`+${code}(`)
+			? /^\((\d+)\)/.exec(written.slice(code.length + 1))?.[1]
+			: undefined;
+		if (stripped !== national || bracket === undefined) national = stripped;
+		else if (bracket === rules.trunk) {
+			// A national prefix in brackets the rules kept, because the number is one with it, or what is
+			// left is too short (a prefix): the brackets say the writer drops it from abroad.
+			national = national.slice(bracket.length);
+		} else if (/^0+$/.test(bracket)) {
+			const trunk = rules.trunk === '' ? 'none' : `"${rules.trunk}"`;
 			return {
-				problem: `writes a national prefix "(${bracket[1]})" after +${code}, where numbers have ${trunk === '' ? 'none' : `"${trunk}"`}, so the number meant is unclear`,
-				hint: `Write the number as it is dialled from abroad, without "(${bracket[1]})".`,
+				problem: `writes a national prefix "(${bracket})" after +${code}, where numbers have ${trunk}, so the number meant is unclear`,
+				hint: `Write the number as it is dialled from abroad, without "(${bracket})".`,
 			};
 		}
-		const bareTrunk =
-			kind === 'number' &&
-			trunk !== '' &&
-			national.startsWith(trunk) &&
-			!pattern.test(national) &&
-			pattern.test(national.slice(trunk.length));
-		if (bareTrunk) national = national.slice(trunk.length);
 	}
 	const number = `+${callingCode}${national}`;
 	const count = number.length - 1;

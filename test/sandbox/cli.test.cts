@@ -172,3 +172,58 @@ test('a port in use exits 1 with a message', async () => {
 		await new Promise<void>((resolve) => blocker.close(() => resolve()));
 	}
 });
+
+test('--profile KEY=live serves that key as the live service runs; the other keys stay documented', async () => {
+	const cli = start([
+		'--port',
+		'0',
+		'--api-key',
+		'doc',
+		'--api-key',
+		'live',
+		'--profile',
+		'live=live',
+		'--ring-ms',
+		'5000',
+		'--webhook-retry-window-ms',
+		'30000',
+	]);
+	const [, baseUrl] = START_LINE.exec(await firstLine(cli)) ?? [];
+	const origin = baseUrl.replace(/\/v1$/, '');
+	expect(await (await fetch(`${origin}/_sandbox/profiles`)).json()).toEqual({
+		accounts: [
+			{ account: 0, profile: 'documented' },
+			{ account: 1, profile: 'live' },
+		],
+	});
+	expect(await (await fetch(`${origin}/_sandbox/live`)).json()).toEqual({ ring_ms: 5000 });
+	const live = await fetch(`${baseUrl}/calls`, { headers: { authorization: 'Bearer live' } });
+	expect([live.headers.get('content-type'), await live.text()]).toEqual([
+		'text/plain; charset=utf-8',
+		'{"num_items":0,"calls":[]}\n',
+	]);
+	const documented = await getJson(`${baseUrl}/calls`, 'doc');
+	expect(typeof documented.calls[0].id).toBe('string');
+	expect(typeof documented.calls[0].status).toBe('string');
+});
+
+test.each([
+	[['--profile', 'sandbox-key=fast'], '--profile'],
+	[['--api-key', 'a', '--profile', 'b=live'], '--profile'],
+	[['--ring-ms', '-1'], '--ring-ms'],
+])('rejects %j with exit code 2 and a message naming the flag', async (args, flag) => {
+	const cli = start(args);
+
+	expect(await cli.exited).toBe(2);
+	expect(cli.stderr).toContain(flag);
+	expect(cli.stdout).toBe('');
+});
+
+test('--help lists the live profile flags, the retry window with its default of one minute', async () => {
+	const cli = start(['--help']);
+
+	expect(await cli.exited).toBe(0);
+	expect(cli.stdout).toContain('--profile KEY=live');
+	expect(cli.stdout).toContain('--ring-ms N');
+	expect(cli.stdout).toMatch(/--webhook-retry-window-ms N .*\(default 60000\)/);
+});

@@ -1,7 +1,8 @@
 /**
  * libphonenumber's number metadata as the tests read it, apart from the generator
- * (scripts/phone-trunk-prefixes.mjs): every territory's calling code, national (trunk) prefix, general
- * national-number pattern and example numbers, straight from the vendored PhoneNumberMetadata.xml.
+ * (scripts/phone-trunk-prefixes.mjs): every territory's calling code, national (trunk) prefix, national
+ * prefix for parsing and its transform rule, general national-number pattern and example numbers, straight
+ * from the vendored PhoneNumberMetadata.xml.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,11 @@ export interface Region {
 	id: string;
 	code: string;
 	trunk: string | undefined;
+	/** libphonenumber's `nationalPrefixForParsing`, else its `nationalPrefix` ('' for neither). */
+	parsing: string;
+	transform: string;
+	/** Whether libphonenumber parses the numbers of its calling code with this region's rules. */
+	main: boolean;
 	general: RegExp;
 	examples: string[];
 }
@@ -26,6 +32,13 @@ export const regions: Region[] = [
 	id: / id="([^"]+)"/.exec(` ${attributes}`)![1],
 	code: /countryCode="(\d+)"/.exec(attributes)![1],
 	trunk: /\snationalPrefix="(\d+)"/.exec(` ${attributes}`)?.[1],
+	parsing: (
+		/\snationalPrefixForParsing="([^"]+)"/.exec(` ${attributes}`)?.[1] ??
+		/\snationalPrefix="(\d+)"/.exec(` ${attributes}`)?.[1] ??
+		''
+	).replace(/\s+/g, ''),
+	transform: /\snationalPrefixTransformRule="([^"]+)"/.exec(` ${attributes}`)?.[1] ?? '',
+	main: / mainCountryForCode="true"/.test(` ${attributes}`),
 	general: new RegExp(
 		`^(?:${/<generalDesc>\s*<nationalNumberPattern>([\s\S]*?)</.exec(body)![1].replace(/\s+/g, '')})$`,
 	),
@@ -43,3 +56,9 @@ export const examples = regions.flatMap((region) =>
 		.filter((n) => `${region.code}${n}`.length >= 7 && `${region.code}${n}`.length <= 15)
 		.map((national) => ({ ...region, national })),
 );
+
+/** The region whose rules libphonenumber parses a number written with the calling code by. */
+export function mainRegionOf(code: string): Region {
+	const sharing = regions.filter((region) => region.code === code);
+	return sharing.length === 1 ? sharing[0] : sharing.find((region) => region.main)!;
+}

@@ -14,14 +14,30 @@ import type { SandboxOptions } from '../../sandbox/options.js';
 import type { FaultSettings } from '../../sandbox/faults.js';
 import type { VariantSettings } from '../../sandbox/variants.js';
 import type { RecordedDelivery, RecordedRequest } from '../../sandbox/logs.js';
+import type { SandboxProfile } from '../../sandbox/profiles.js';
+import type { LiveSettings } from '../../sandbox/live/settings.js';
+import { DEFAULT_API_KEY } from '../../sandbox/options.js';
 
-export type { FaultSettings, RecordedDelivery, RecordedRequest, SandboxOptions, VariantSettings };
+export type {
+	FaultSettings,
+	LiveSettings,
+	RecordedDelivery,
+	RecordedRequest,
+	SandboxOptions,
+	SandboxProfile,
+	VariantSettings,
+};
 
 export interface HttpResult<T = any> {
 	status: number;
 	headers: Headers;
-	/** Parsed JSON; the raw text when the answer is not JSON; null when it is empty. */
+	/**
+	 * Parsed JSON (also when a live key's answer sends it as text/plain); the raw text when the answer is not
+	 * JSON; null when it is empty.
+	 */
 	body: T;
+	/** The body as it came. */
+	text: string;
 }
 
 export interface ApiRequestOptions {
@@ -41,6 +57,8 @@ export interface SeedRequest {
 	/** Calls in progress, created now (newest), lasting `call_duration_ms`. */
 	live_calls?: number;
 	call_duration_ms?: number;
+	/** The ended calls follow each other this many a second (several share one second). */
+	calls_per_second?: number;
 	api_key?: string;
 }
 
@@ -63,11 +81,18 @@ export interface TestSandbox {
 	requests(): Promise<RecordedRequest[]>;
 	clearRequests(): Promise<void>;
 	deliveries(): Promise<RecordedDelivery[]>;
+	/** The profile of each key, in the start order (`account` is the key's position). */
+	profiles(): Promise<{ accounts: { account: number; profile: SandboxProfile }[] }>;
+	/** Replaces the live profile's settings (ring time, event delays, empty retry bodies); `{}` restores the start's. */
+	live(body: LiveSettings): Promise<LiveSettings>;
 	/** A request to the API; `path` is relative to /v1 (e.g. '/calls'). */
 	api<T = any>(method: string, path: string, options?: ApiRequestOptions): Promise<HttpResult<T>>;
 	/** A request to a control endpoint; `path` is relative to /_sandbox (e.g. '/reset'). */
 	control<T = any>(method: string, path: string, body?: unknown): Promise<HttpResult<T>>;
 }
+
+/** The sandbox's start options, and `profile`: the profile of every key (`profiles` then names exceptions). */
+export type TestSandboxOptions = SandboxOptions & { profile?: SandboxProfile };
 
 export interface UseSandboxOptions {
 	/** Reset before each test (true): false when the tests share data the suite made in beforeAll. */
@@ -87,7 +112,7 @@ function forgetGate(): void {
 
 /** The suite's sandbox: started in beforeAll, reset before each test, closed in afterAll. */
 export function useSandbox(
-	options: SandboxOptions = {},
+	options: TestSandboxOptions = {},
 	{ reset = true }: UseSandboxOptions = {},
 ): TestSandbox {
 	return forSuite({
@@ -102,8 +127,13 @@ export function useSandbox(
  * Starts a sandbox on a free loopback port. Unlike the CLI it starts with an empty store (no seeded
  * agents or calls) unless `agents` / `calls` are given, so tests only see the data they create.
  */
-export async function startTestSandbox(options: SandboxOptions = {}): Promise<TestSandbox> {
-	const sandbox = await startSandbox({ agents: 0, calls: 0, ...options, port: 0 });
+export async function startTestSandbox(options: TestSandboxOptions = {}): Promise<TestSandbox> {
+	const { profile, ...start } = options;
+	const keys = start.apiKeys ?? [DEFAULT_API_KEY];
+	const profiles = profile
+		? { ...Object.fromEntries(keys.map((key) => [key, profile])), ...start.profiles }
+		: start.profiles;
+	const sandbox = await startSandbox({ agents: 0, calls: 0, ...start, profiles, port: 0 });
 	const apiKey = sandbox.apiKeys[0];
 
 	async function request<T>(
@@ -113,9 +143,10 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 	): Promise<HttpResult<T>> {
 		const response = await fetch(url, { ...init, method });
 		const text = await response.text();
-		const isJson = (response.headers.get('content-type') ?? '').includes('json');
-		const body = text === '' ? null : isJson ? JSON.parse(text) : text;
-		return { status: response.status, headers: response.headers, body };
+		const type = response.headers.get('content-type') ?? '';
+		const body =
+			text === '' ? null : type.includes('json') ? JSON.parse(text) : plainBody(type, text);
+		return { status: response.status, headers: response.headers, body, text };
 	}
 
 	async function control<T = any>(
@@ -177,7 +208,19 @@ export async function startTestSandbox(options: SandboxOptions = {}): Promise<Te
 			await controlOk('DELETE', '/requests');
 		},
 		deliveries: () => controlOk('GET', '/deliveries'),
+		profiles: () => controlOk('GET', '/profiles'),
+		live: (body) => controlOk('POST', '/live', body),
 		api,
 		control,
 	};
+}
+
+/** A body that is not sent as JSON: parsed when it is JSON sent as plain text (a live key's answers), else the text. */
+function plainBody(type: string, text: string): unknown {
+	if (!type.startsWith('text/plain')) return text;
+	try {
+		return JSON.parse(text);
+	} catch {
+		return text;
+	}
 }

@@ -109,7 +109,8 @@ export async function startReceiver(): Promise<WebhookReceiver> {
 				method: request.method ?? '',
 				url: request.url ?? '',
 				headers: request.headers,
-				body: JSON.parse(text),
+				// A live key's retry may carry no body at all.
+				body: text === '' ? null : JSON.parse(text),
 			});
 			response.statusCode = receiver.statuses.shift() ?? receiver.defaultStatus;
 			response.end(receiver.responseBody);

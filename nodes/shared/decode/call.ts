@@ -51,6 +51,7 @@ export function decodeCall(raw: unknown, reading: CallReading = {}): Call | unde
 	const given = body.status;
 	if (given !== undefined && given !== null && typeof given !== 'string') return undefined;
 	const call: IDataObject = { ...body, id, agent_id: idText(body.agent_id) ?? '' };
+	if (idText(body.user_id) !== undefined) call.user_id = idText(body.user_id);
 	for (const time of ['ended_at', 'started_at'])
 		if (time in body && isNoTime(body[time])) call[time] = null;
 	const transcript = decodeTranscript(body.transcript);

@@ -97,6 +97,81 @@ describe('two spellings of one person', () => {
 	});
 });
 
+/**
+ * Issue 41: spellings libphonenumber reads through a national prefix for parsing or its transform rule were
+ * two numbers (each row was phoned twice, and its first spelling was sent to the service as written).
+ */
+const ISSUE_41 = [
+	['Lithuania', '+370 8 612 34567', '+370 612 34567', '+37061234567'],
+	['Belarus', '+375 8029 123 45 67', '+375 29 123 45 67', '+375291234567'],
+	['Argentina', '+54 11 15 2345-6789', '+54 9 11 2345-6789', '+5491123456789'],
+	['Gabon', '+241 0 11 23 45 67', '+241 11 23 45 67', '+24111234567'],
+];
+
+describe("one person by libphonenumber's parsing rules (issue 41)", () => {
+	test.each(ISSUE_41)(
+		'%s, %s and %s in one run: phoned once as the canonical number, the other item skipped',
+		async (_, first, second, number) => {
+			const run = await execution('exec-1', { input: [{ to: first }, { to: second }] });
+
+			expect(await dialled()).toEqual({ [number]: 1 });
+			const [placed, skipped] = jsonOf(run);
+			expect(placed).toMatchObject({ to: number });
+			expect(skipped).toMatchObject({ id: placed.id, to: number, skipped: true });
+		},
+	);
+
+	test.each(ISSUE_41)(
+		'%s: a redelivery of %s 10 s later written %s, default skip window: the look-up finds the call, skipped',
+		async (_, first, second, number) => {
+			setClock(new Date().toISOString());
+			try {
+				const placed = await execution('exec-1', { input: [{ to: first }] });
+				await endCall(sandbox, jsonOf(placed)[0].id);
+				jumpClock(10_000);
+				const again = await execution('exec-2', { input: [{ to: second }] });
+
+				expect(await dialled()).toEqual({ [number]: 1 });
+				expect(jsonOf(again)[0]).toMatchObject({
+					id: jsonOf(placed)[0].id,
+					to: number,
+					skipped: true,
+				});
+			} finally {
+				restoreClock();
+			}
+		},
+	);
+
+	test.each([
+		['+370 8 612 34567', '+370 612 34567'],
+		['+370 612', '+370 8 612 34567'],
+		['+375 29', '+375 8029 123 45 67'],
+		['+54 9 11', '+54 11 15 2345-6789'],
+		['+241 0 11 23 45 67', '+241 11 23 45 67'],
+	])('Allowed Destinations %s allow %s', async (allowed, to) => {
+		const run = await execution('exec-1', {
+			parameters: create({ allowedDestinations: allowed }),
+			input: [{ to }],
+		});
+
+		expect(run.error).toBeUndefined();
+		expect(Object.values(await dialled())).toEqual([1]);
+	});
+
+	test('Allowed Destinations +54 11 15 (a prefix too short to be a number is not rewritten) refuse +54 11 15 2345-6789, naming the item', async () => {
+		const run = await execution('exec-1', {
+			parameters: create({ allowedDestinations: '+54 11 15' }),
+			input: [{ to: '+54 11 15 2345-6789' }],
+		});
+
+		expect(run.error?.message).toBe(
+			'To +5491123456789 is not among the Allowed Destinations (+541115): no call was placed [item 0]',
+		);
+		expect(await dialled()).toEqual({});
+	});
+});
+
 describe('Allowed Destinations compare the canonical forms', () => {
 	test.each([
 		['+44 20 7946 0123', '+44 (0)20 7946 0123'],

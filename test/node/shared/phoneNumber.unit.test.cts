@@ -1,14 +1,17 @@
 /**
  * One spelling per person: the canonical E.164 form. The national prefixes and patterns are libphonenumber's,
  * read here from the vendored metadata apart from the generator, and every region's example numbers, written
- * in each spelling a person might use, come out as one number.
+ * in each spelling a person might use, come out as one number. Where a national prefix written without
+ * brackets is removed, and how it is rewritten, is checked against libphonenumber's own parser in
+ * phoneNumber.oracle.properties.test.cts.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
 import { canonicalPhoneNumber } from '../../../nodes/shared/phoneNumber';
-import { examples, isNationalNumberOf, ROOT } from '../../support/phoneMetadata.cts';
+import { callingCodes } from '../../../nodes/shared/phoneNumber.data';
+import { examples, mainRegionOf, regions, ROOT } from '../../support/phoneMetadata.cts';
 
 const canonical = (text: string) => canonicalPhoneNumber(text);
 
@@ -69,6 +72,57 @@ describe('the canonical form of a number', () => {
 	});
 });
 
+/**
+ * Issue 41: the package read only each country's `nationalPrefix`, so a national prefix libphonenumber reads
+ * through `nationalPrefixForParsing` (and rewrites with `nationalPrefixTransformRule`) stayed in the number:
+ * one person written two ways was two numbers, called twice, and the service was asked to dial a spelling
+ * libphonenumber reads as the other one. Each row failed before (the first spelling kept its prefix).
+ */
+describe("one person is one number by libphonenumber's parsing rules (issue 41)", () => {
+	test.each([
+		[
+			'Lithuania, its former trunk prefix 8',
+			['+370 8 612 34567', '+370 (8) 612 34567', '+370 612 34567'],
+			'+37061234567',
+		],
+		[
+			'Belarus, its prefix 8 0',
+			['+375 8029 123 45 67', '+375 (8) 029 123-45-67', '+375 29 123 45 67'],
+			'+375291234567',
+		],
+		[
+			'Argentina, a mobile written with 15 after the area code (the 9 is inserted)',
+			['+54 11 15 2345-6789', '+54 (0)11 15 2345 6789', '+54 9 11 2345-6789'],
+			'+5491123456789',
+		],
+		[
+			'Gabon, its former 0 before the eight digits',
+			['+241 0 11 23 45 67', '+241 (0) 11 23 45 67', '+241 11 23 45 67'],
+			'+24111234567',
+		],
+	])('%s: every spelling is one number', (_, spellings, number) => {
+		for (const written of spellings)
+			expect([written, canonical(written)]).toEqual([written, { number }]);
+	});
+
+	test('Allowed Destinations read a whole number the same way, and a shorter prefix loses only a national prefix in brackets', () => {
+		expect(canonicalPhoneNumber('+370 8 612 34567', 'prefix')).toEqual({ number: '+37061234567' });
+		expect(canonicalPhoneNumber('+54 11 15 2345-6789', 'prefix')).toEqual({
+			number: '+5491123456789',
+		});
+		expect(canonicalPhoneNumber('+370 (0) 6', 'prefix')).toEqual({ number: '+3706' });
+		expect(canonicalPhoneNumber('+375 29', 'prefix')).toEqual({ number: '+37529' });
+	});
+
+	test('named (properties, seed 836341676): a prefix is never completed as a local number, Madagascar +261 22 12 345', () => {
+		// As a number, seven digits are a local number the rule completes with its area code 20; as an
+		// Allowed Destinations entry they are the start of +261 22 12 345 67, which they must keep allowing.
+		expect(canonical('+261 22 12 345')).toEqual({ number: '+261202212345' });
+		expect(canonicalPhoneNumber('+261 22 12 345', 'prefix')).toEqual({ number: '+2612212345' });
+		expect(canonical('+261 22 12 345 67')).toEqual({ number: '+261221234567' });
+	});
+});
+
 describe('against libphonenumber metadata, every region', () => {
 	test('the generated module is what scripts/phone-trunk-prefixes.mjs makes of the source (run npm run build)', () => {
 		const output = execFileSync(process.execPath, ['scripts/phone-trunk-prefixes.mjs', '--check'], {
@@ -76,6 +130,26 @@ describe('against libphonenumber metadata, every region', () => {
 			encoding: 'utf8',
 		});
 		expect(output).toContain('is up to date');
+	});
+
+	test("each calling code's national prefix for parsing, transform rule and pattern are its main region's", () => {
+		const rows = callingCodes.split('\n').map((row) => row.split(' '));
+		expect(rows.map(([code]) => code).sort()).toEqual(
+			[...new Set(regions.map((region) => region.code))].sort(),
+		);
+		for (const [code, trunk, , , transform, parsing, pattern] of rows) {
+			const main = mainRegionOf(code);
+			expect([code, trunk, transform, parsing, `^(?:${pattern})$`]).toEqual([
+				code,
+				main.trunk ?? '',
+				main.transform,
+				main.parsing,
+				main.general.source,
+			]);
+		}
+		const withParsing = rows.filter((row) => row[5] !== '').map(([code]) => code);
+		expect(withParsing).toEqual(expect.arrayContaining(['54', '241', '370', '375', '44', '1']));
+		expect(rows.find(([code]) => code === '39')![5]).toBe('');
 	});
 
 	test('the package names the source of the data it ships', () => {
@@ -106,19 +180,6 @@ describe('against libphonenumber metadata, every region', () => {
 				: { problem: expect.stringContaining('where numbers have none'), hint: expect.any(String) };
 			expect([written, canonical(written)]).toEqual([written, expected]);
 		}
-	});
-
-	test('its national prefix without brackets is removed exactly where the number is no national number with it', () => {
-		let removed = 0;
-		for (const { code, trunk, national } of examples) {
-			if (!trunk || `${code}${trunk}${national}`.length > 15) continue;
-			const written = `+${code} ${trunk}${national}`;
-			const dropped = !isNationalNumberOf(code, `${trunk}${national}`);
-			if (dropped) removed++;
-			const expected = `+${code}${dropped ? '' : trunk}${national}`;
-			expect([written, canonical(written)]).toEqual([written, { number: expected }]);
-		}
-		expect(removed).toBeGreaterThan(500);
 	});
 
 	test('Italy and San Marino keep their leading 0: it is part of the number', () => {

@@ -79,6 +79,7 @@ describe('a live-service call', () => {
 		const call = decodeCall(liveRow()) as NonNullable<ReturnType<typeof decodeCall>>;
 		expect(call.id).toBe('5001');
 		expect(call.agent_id).toBe('42');
+		expect(call.user_id).toBe('7');
 		expect(wireIdOf(call)).toBe(5001);
 		// An id only typed as text (never decoded) goes back as text.
 		expect(wireIdOf({ id: '5001' })).toBe('5001');
