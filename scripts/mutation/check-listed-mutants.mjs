@@ -4,8 +4,10 @@
 // a patch no longer applies (re-write it against the code as it is now), or, with --baseline, when a killer
 // fails on the unmutated build (then nothing it says about a mutant counts).
 //
-//   node scripts/mutation/check-listed-mutants.mjs [--only id,id] [--baseline] [--discover]
+//   node scripts/mutation/check-listed-mutants.mjs [--only id,id] [--baseline] [--all-killers] [--discover]
 //
+// Each mutant's killers run cheapest first, until one fails; --all-killers runs every one of them and says
+// which failed (the property run and the named test, for the report).
 // --discover runs every test of scope.mjs's KILLING_TESTS on each mutant (no bail) and prints which of them
 // fail: for choosing the killers. Property suites run at their default runs from their fixed seed, without
 // shrinking (VOICE_AGENT_PROPERTY_NO_SHRINK): a failure is a kill, its smallest form is not needed here.
@@ -98,7 +100,7 @@ function runJest(copy, files, { name }) {
 		maxBuffer: 64 * 1024 * 1024,
 	});
 	const seconds = Math.round((Date.now() - started) / 1000);
-	if (run.error?.code === 'ETIMEDOUT') return { hung: true, failed: [], seconds };
+	if (run.error?.code === 'ETIMEDOUT') return { hung: true, failed: [], ran: 1, seconds };
 	if (!fs.existsSync(output))
 		return {
 			error: `Jest wrote no result (exit ${run.status}): ${run.stderr.slice(-2000)}`,
@@ -121,7 +123,7 @@ function runJest(copy, files, { name }) {
 			(suite) =>
 				`${path.relative(copy, suite.name)}: ${suite.message.split('\n').slice(0, 3).join(' ')}`,
 		);
-	return { failed, broken, ran: result.numTotalTests, seconds };
+	return { failed, broken, ran: result.numPassedTests + result.numFailedTests, seconds };
 }
 
 const mutants = LISTED_MUTANTS.filter((mutant) => !only || only.includes(mutant.id));
@@ -163,19 +165,26 @@ try {
 				if (!run.hung && killers.length === 0) failures++;
 				continue;
 			}
-			let killedBy;
+			const killedBy = [];
 			for (const killer of mutant.killers) {
-				if (!fs.existsSync(path.join(copy, killer.file))) continue;
+				if (!fs.existsSync(path.join(copy, killer.file)))
+					throw new Error(`${mutant.id}: its killer ${killer.file} does not exist`);
 				const run = runJest(copy, [killer.file], { name: killer.name });
 				if (run.error) throw new Error(`${mutant.id}: ${run.error}`);
-				if (run.hung) killedBy = `${killer.file} (hung past ${RUN_LIMIT_MS / 60_000} min)`;
+				if (run.ran === 0)
+					throw new Error(`${mutant.id}: no test of ${killer.file} matches ${killer.name}`);
+				if (run.hung) killedBy.push(`${killer.file} (hung past ${RUN_LIMIT_MS / 60_000} min)`);
 				else if (run.failed.length > 0)
-					killedBy = `${run.failed[0].file} › ${run.failed[0].test} (${run.seconds} s): ${run.failed[0].why}`;
-				if (killedBy) break;
+					killedBy.push(
+						`${run.failed[0].file} › ${run.failed[0].test} (${run.seconds} s): ${run.failed[0].why}`,
+					);
+				else if (flag('--all-killers'))
+					console.log(`         not by ${killer.file} ${killer.name ?? ''} (${run.seconds} s)`);
+				if (killedBy.length > 0 && !flag('--all-killers')) break;
 			}
-			console.log(`${killedBy ? 'killed  ' : 'SURVIVED'} ${mutant.id}: ${mutant.what}`);
-			if (killedBy) console.log(`         by ${killedBy}`);
-			else failures++;
+			console.log(`${killedBy.length > 0 ? 'killed  ' : 'SURVIVED'} ${mutant.id}: ${mutant.what}`);
+			for (const by of killedBy) console.log(`         by ${by}`);
+			if (killedBy.length === 0) failures++;
 		} finally {
 			restore(originals);
 		}

@@ -10,7 +10,7 @@
 /** @typedef {{ id: string, what: string, edits: Edit[], killers: Killer[] }} ListedMutant */
 
 const MODEL = 'test/node/call/create.model.properties.test.cts';
-const GATE_PROPERTIES = 'test/node/call/create.gate.properties.test.cts';
+const KEPT = 'test/node/call/create.gate.kept.test.cts';
 
 /** @type {ListedMutant[]} */
 export const LISTED_MUTANTS = [
@@ -23,35 +23,28 @@ export const LISTED_MUTANTS = [
 				replace: 'forget(key, entry);',
 			},
 		],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.gate.test.cts' }],
+		killers: [{ file: 'test/node/call/create.gate.test.cts', name: 'row 1:' }, { file: MODEL }],
 	},
 	{
 		id: 'read-lag-zero',
 		what: 'READ_LAG_MS at 0: a call the list does not show yet (or a 404 for it) frees its number at once',
 		edits: [{ find: /exports\.READ_LAG_MS = 60_000;/, replace: 'exports.READ_LAG_MS = 0;' }],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.gate.answers.test.cts' }],
+		killers: [
+			{ file: 'test/node/call/create.gate.answers.test.cts', name: 'GET /call answers 404 once' },
+			{ file: MODEL },
+		],
 	},
 	{
 		id: 'ended-let-go-at-once',
 		what: 'ended calls let go at once: a call seen to end is not kept the minute a lagging list needs',
 		edits: [{ find: /const ENDED_KEPT_MS = 60_000;/, replace: 'const ENDED_KEPT_MS = 0;' }],
-		killers: [
-			{ file: MODEL },
-			{ file: GATE_PROPERTIES },
-			{ file: 'test/node/call/create.gate.test.cts' },
-			{ file: 'test/node/call/create.gate.answers.test.cts' },
-		],
+		killers: [{ file: KEPT, name: 'a call seen to end' }, { file: MODEL }],
 	},
 	{
 		id: 'gate-cap-one',
 		what: 'the cap at 1: every new number drops the placed ones, calls in progress included',
 		edits: [{ find: /const MAX_ENTRIES = 50_000;/, replace: 'const MAX_ENTRIES = 1;' }],
-		killers: [
-			{ file: MODEL },
-			{ file: GATE_PROPERTIES },
-			{ file: 'test/node/call/create.gate.test.cts' },
-			{ file: 'test/node/call/create.executions.test.cts' },
-		],
+		killers: [{ file: 'test/node/call/create.gate.test.cts', name: 'row 1:' }, { file: MODEL }],
 	},
 	{
 		id: 'unknown-outcome-let-go',
@@ -62,7 +55,7 @@ export const LISTED_MUTANTS = [
 				replace: "unknown() { if (entry.state === 'placed') return; forget(key, entry);",
 			},
 		],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.executions.test.cts' }],
+		killers: [{ file: KEPT, name: 'POST /call answered 500 after' }, { file: MODEL }],
 	},
 	{
 		id: 'surely-ended-as-has-ended',
@@ -73,7 +66,10 @@ export const LISTED_MUTANTS = [
 				replace: 'const ended = (0, callStatus_1.hasEnded)(call);',
 			},
 		],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.gate.answers.test.cts' }],
+		killers: [
+			{ file: 'test/node/call/create.gate.answers.test.cts', name: 'a status nobody listed' },
+			{ file: MODEL },
+		],
 	},
 	{
 		id: 'holder-wait-ignores-stop',
@@ -85,13 +81,16 @@ export const LISTED_MUTANTS = [
 			},
 			{ find: /signal\?\.addEventListener\('abort', done, \{ once: true \}\);/, replace: '' },
 		],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.gate.test.cts', name: 'row 6' }],
+		killers: [{ file: 'test/node/call/create.gate.test.cts', name: 'row 6:' }, { file: MODEL }],
 	},
 	{
 		id: 'freed-slot-wakes-nobody',
 		what: 'a freed slot that wakes nobody: an execution waiting for a Calls at Once slot waits on',
 		edits: [{ find: /share\.inUse--;\s*wakeAll\(\);/, replace: 'share.inUse--;' }],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.executions.test.cts' }],
+		killers: [
+			{ file: 'test/node/call/create.executions.test.cts', name: 'two passes overlapping' },
+			{ file: MODEL },
+		],
 	},
 	{
 		id: 'no-look-up-before-sending',
@@ -99,7 +98,13 @@ export const LISTED_MUTANTS = [
 		edits: [
 			{ find: /if \(recheck && record\.state === 'claimed'\)/, replace: 'if (false && recheck)' },
 		],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.skipRecentlyCalled.test.cts' }],
+		killers: [
+			{
+				file: 'test/node/call/create.skipRecentlyCalled.test.cts',
+				name: 'while this execution waited',
+			},
+			{ file: MODEL },
+		],
 	},
 	{
 		id: 'calling-hours-not-rechecked',
@@ -110,7 +115,13 @@ export const LISTED_MUTANTS = [
 				replace: '',
 			},
 		],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.callingHours.test.cts' }],
+		killers: [
+			{
+				file: 'test/node/call/create.callingHours.test.cts',
+				name: 'a window that closes while an item waits',
+			},
+			{ file: MODEL },
+		],
 	},
 	{
 		id: 'attempt-ignores-live-previous-call',
@@ -118,7 +129,7 @@ export const LISTED_MUTANTS = [
 		edits: [
 			{ find: /else if \(\(0, callStatus_1\.isLive\)\(call\)\) \{/, replace: 'else if (false) {' },
 		],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.callAgain.test.cts' }],
+		killers: [{ file: KEPT, name: 'attempt 2 fed while' }, { file: MODEL }],
 	},
 	{
 		id: 'hour-ignores-calls-being-placed',
@@ -129,6 +140,6 @@ export const LISTED_MUTANTS = [
 				replace: 'else if (!shown && entry.landedAt !== undefined) times.push(read.serviceNowMs);',
 			},
 		],
-		killers: [{ file: MODEL }, { file: 'test/node/call/create.executions.properties.test.cts' }],
+		killers: [{ file: 'test/node/call/create.executions.properties.test.cts' }, { file: MODEL }],
 	},
 ];

@@ -12,25 +12,27 @@ export const SCOPED_SOURCES = [
 ];
 
 /**
- * The tests that can kill a mutant of those sources: the property suites of Call → Create at their default
- * runs, and the engine tests that name a promise of the gate, the guards or the sending (run in n8n-core's
- * engine against the sandbox). Paths relative to the repository.
+ * The tests that can kill a mutant of those sources, cheapest first (a mutation run takes them in this order
+ * and stops at the first failure): the engine tests that name a promise of the gate, the guards or the sending,
+ * then the property suites of Call → Create at their default runs. All run in n8n-core's engine against the
+ * sandbox. Paths relative to the repository.
  */
 export const KILLING_TESTS = [
-	'test/node/call/create.model.properties.test.cts',
-	'test/node/call/create.gate.properties.test.cts',
-	'test/node/call/create.executions.properties.test.cts',
-	'test/node/call/create.properties.test.cts',
-	'test/node/call/create.campaign.properties.test.cts',
-	'test/node/call/create.gate.test.cts',
+	'test/node/call/create/guards/skipRecentlyCalled.unit.test.cts',
+	'test/node/call/create.skipRecentlyCalled.test.cts',
+	'test/node/call/create.spelling.test.cts',
 	'test/node/call/create.gate.answers.test.cts',
-	'test/node/call/create.executions.test.cts',
-	'test/node/call/create.callAgain.test.cts',
+	'test/node/call/create.gate.kept.test.cts',
 	'test/node/call/create.placeOnce.test.cts',
 	'test/node/call/create.recovery.test.cts',
-	'test/node/call/create.skipRecentlyCalled.test.cts',
 	'test/node/call/create.callingHours.test.cts',
+	'test/node/call/create.gate.test.cts',
 	'test/node/call/create.promises.test.cts',
-	'test/node/call/create.spelling.test.cts',
-	'test/node/call/create/guards/skipRecentlyCalled.unit.test.cts',
+	'test/node/call/create.executions.test.cts',
+	'test/node/call/create.callAgain.test.cts',
+	'test/node/call/create.gate.properties.test.cts',
+	'test/node/call/create.campaign.properties.test.cts',
+	'test/node/call/create.executions.properties.test.cts',
+	'test/node/call/create.model.properties.test.cts',
+	'test/node/call/create.properties.test.cts',
 ];
