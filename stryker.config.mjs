@@ -4,7 +4,7 @@
 // Stryker at run time), and runs the engine tests and property suites that load dist/ in n8n-core's engine.
 import { createRequire } from 'node:module';
 
-import { KILLING_TESTS, SCOPED_SOURCES } from './scripts/mutation/scope.mjs';
+import { KILLING_TESTS, REPORT, SCOPED_SOURCES } from './scripts/mutation/scope.mjs';
 
 const require = createRequire(import.meta.url);
 const jestConfig = require('./jest.config.js');
@@ -39,7 +39,7 @@ export default {
 	},
 	coverageAnalysis: 'perTest',
 	incremental: true,
-	incrementalFile: 'test/mutation/stryker-incremental.json',
+	incrementalFile: REPORT,
 	reporters: ['clear-text', 'progress', 'json'],
 	jsonReporter: { fileName: 'reports/mutation/mutation.json' },
 	thresholds: { high: 100, low: 90, break: null },

@@ -105,6 +105,8 @@ describe("Call Again's attempt 2 and the previous attempt's call", () => {
 		const options = {
 			waitForEnd: true,
 			firstCheckSeconds: 1,
+			// Were it dialled, its wait would end soon: the test fails at once instead of timing out.
+			maxWaitMinutes: 0.05,
 			callAgain: { settings: { attempts: 3, minutesBetween: 0 } },
 		};
 		const [item] = jsonOf(

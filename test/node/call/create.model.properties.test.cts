@@ -6,32 +6,39 @@
  * a task of the scheduler, so a stop, a clock jump, a call that ends or one placed from elsewhere lands
  * between any two requests or answers of the executions running: at each await of the engine.
  *
- * Each run draws two or three workflows that call the same people, each with its own node version (1 to 1.4),
- * skip window (0, 1, 15), Calls at Once, pace, Wait for the Call to End, Calling Hours (closing within
- * seconds), Call Again (attempts fed from a lead store that outcomes are written back to, or not), and its
- * deployment: two service deployments (staging and production) whose call IDs coincide. Commands start
- * executions of them (one person written in several spellings, From by name, ID, list or number, Retry On
- * Fail), stop one, retry one (*Retry execution*), end a call (completed or busy), place a call from elsewhere,
- * fault the next POST /call (500 or a reset after the service acted, 400, slow, hanging), change what the
- * service answers (a call list up to 5 hours late, POST /call's answer without the call, an in-progress status
- * nobody listed), move the clock (10 s, 61 s, 16 min) or let time pass. Calls last until a command ends them.
+ * Each run draws the service: documented or live (the sandbox's live profile: no statuses, calls that ring
+ * before they connect, numbers only once connected), the call list's lag (up to 5 hours, longer than every
+ * bound of the engine), POST /call's answer (without the call), an in-progress status nobody listed, a fault
+ * after the service acted on the first POST /call, and per person attempt 1 of Call Again placed before the run
+ * by another process (ended or still in progress). It draws two or three workflows that call the same people,
+ * each with its own node version (1 to 1.4), skip window (0, 1, 15), Calls at Once, pace, Wait for the Call to
+ * End, Calling Hours (closing within seconds), Call Again (attempts fed from a lead store that outcomes are
+ * written back to, or not) and its deployment: two deployments (staging and production) whose call IDs
+ * coincide. Commands start executions (one person in several spellings, From by name, ID, list or number,
+ * Retry On Fail, a webhook delivered twice, the people of an earlier start again), stop one, retry one (*Retry
+ * execution*), end a call, place a call from elsewhere, fault the next request (POST /call failing after the
+ * service acted, refused, slow or hanging; the list failing; GET /call answering 404), change what a deployment
+ * answers, move the clock (10 s, 61 s, 16 min) or let time pass. Calls last until a command ends them.
  *
  * After every command, from the services' own records (every call created, read by ID):
  *
  * - one agent never has two calls in progress to one person, per deployment: whatever the skip window,
- *   however late the list, whatever POST /call answered;
+ *   however late the list, whatever POST /call answered (a call that rings is in progress);
  * - a call from elsewhere that the list showed, in progress and the newest to the number, is never joined by
  *   an item that looks it up (a skip window above 0, or Call Again from attempt 2);
  * - the skip window: no call within it of the number's newest call the list showed, nor of one this process
- *   placed and still holds (named, seen to end less than a minute ago, and nobody let it go);
+ *   holds (named: until a minute after its end, unless an item with a shorter window let it go first);
+ * - nobody is dialled within a minute of a call nobody could name, while no list has shown it;
  * - no call sent outside its workflow's Calling Hours (by the clock when the node sent it);
  * - an attempt of Call Again fed again is never placed twice (one call per person and attempt from 2);
  * - Max Calls per Hour, per deployment.
  *
  * Once every call has ended and every execution with it: the gate holds no number deciding or placing, no
- * wait is pending, no node slot is taken or waited for. Settings: test/support/properties.cts.
+ * wait is pending, no node slot is taken or waited for. Settings: test/support/properties.cts;
+ * VOICE_AGENT_MODEL_LOG=<file> appends each run's workflows, calls and outcomes to a file, one JSON line each.
  */
 import fc from 'fast-check';
+import fs from 'node:fs';
 import type { IDataObject } from 'n8n-workflow';
 
 import { createAgent } from '../../support/api.cts';
@@ -59,13 +66,24 @@ const FRESH_LOOK_MS = 2_000;
 // Two deployments of the service (staging and production): the same seed, so their call IDs coincide.
 const DEPLOYMENTS = ['A', 'B'] as const;
 type DeploymentName = (typeof DEPLOYMENTS)[number];
+/** How long a call of the live service rings before it connects (the sandbox's live profile). */
+const RING_MS = 1_000;
+const PROFILES = ['documented', 'live'] as const;
+type Profile = (typeof PROFILES)[number];
 const sandboxes = {
-	A: useSandbox({ callDurationMs: CALL_MS }),
-	B: useSandbox({ callDurationMs: CALL_MS }),
+	documented: {
+		A: useSandbox({ callDurationMs: CALL_MS }),
+		B: useSandbox({ callDurationMs: CALL_MS }),
+	},
+	live: {
+		A: useSandbox({ callDurationMs: CALL_MS, profile: 'live', ringMs: RING_MS }),
+		B: useSandbox({ callDurationMs: CALL_MS, profile: 'live', ringMs: RING_MS }),
+	},
 };
+const proxyFor = (sandbox: TestSandbox) => useSchedulingProxy(sandbox, { stampCalls: true });
 const proxies = {
-	A: useSchedulingProxy(sandboxes.A, { stampCalls: true }),
-	B: useSchedulingProxy(sandboxes.B, { stampCalls: true }),
+	documented: { A: proxyFor(sandboxes.documented.A), B: proxyFor(sandboxes.documented.B) },
+	live: { A: proxyFor(sandboxes.live.A), B: proxyFor(sandboxes.live.B) },
 };
 
 /** The people called, each in the spellings a CRM or a redelivery may write. */
@@ -79,8 +97,8 @@ const PEOPLE = [
 ];
 const ALLOWED = '+1415, +4420';
 const DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-/** Each run starts a day after the one before, 10 s before 10:01 UTC. */
-const FIRST_RUN = Date.parse('2026-03-09T10:00:50Z');
+/** Each run starts a day after the one before, 20 s before 10:01 UTC (its commands 10 s later). */
+const FIRST_RUN = Date.parse('2026-03-09T10:00:40Z');
 /** Calling Hours open at 09:00 UTC and close at one of these, seconds after a run starts. */
 const CLOSES = { soon: '10:01', later: '10:03' } as const;
 
@@ -99,6 +117,7 @@ type DrawnWorkflow = typeof workflowArb extends fc.Arbitrary<infer T> ? T : neve
 
 /** How both deployments answer when a run starts (commands change it for one of them). */
 const serviceArb = fc.record({
+	profile: fc.constantFrom<Profile>(...PROFILES),
 	lag: fc.constantFrom(0, 0, 5_000, 70_000, 5 * HOUR),
 	answer: fc.constantFrom('call', 'call', 'empty_202', 'status_call_id'),
 	liveStatus: fc.constantFrom('in_progress', 'in_progress', 'in_progress', 'bridged'),
@@ -153,9 +172,11 @@ function workflowOf(drawn: DrawnWorkflow, index: number): Workflow {
 
 interface Deployment {
 	name: DeploymentName;
+	/** The service as documented, or as the live service's own code answers (no statuses, calls that ring). */
+	profile: Profile;
 	sandbox: TestSandbox;
 	proxy: SchedulingProxy;
-	agent: { id: string; name: string; phone_number: string };
+	agent: { id: string | number; name: string; phone_number: string };
 	variants: VariantSettings;
 	/** The call list's lag from each moment on (clock ms), oldest first. */
 	lags: { from: number; ms: number }[];
@@ -221,7 +242,7 @@ const contextOf = (workflow: Workflow, number: string, attempt: number) =>
 function parameters(real: Real, workflow: Workflow, from: string) {
 	const { agent } = real.deployments[workflow.deployment];
 	const value =
-		from === 'name' ? agent.name : from === 'phoneNumber' ? agent.phone_number : agent.id;
+		from === 'name' ? agent.name : from === 'phoneNumber' ? agent.phone_number : String(agent.id);
 	return {
 		resource: 'call',
 		operation: 'create',
@@ -376,7 +397,12 @@ interface ServiceCall {
 
 const lagAt = (deployment: Deployment, at: number) =>
 	deployment.lags.filter((lag) => lag.from <= at).at(-1)?.ms ?? 0;
-/** The longest the list lagged at any moment from `from` to `until`. */
+/** Ends a call now: as `status` at the documented service; the live one writes no status (a hang-up). */
+async function endCall(deployment: Deployment, id: string, status: string): Promise<void> {
+	const body = deployment.profile === 'live' ? {} : { status };
+	await deployment.sandbox.control('POST', `/calls/${id}/complete`, body);
+}
+
 /** Every lag in force at some moment from `from` to `until`. */
 const lagsDuring = (deployment: Deployment, from: number, until: number) => [
 	lagAt(deployment, from),
@@ -394,8 +420,8 @@ async function serviceCalls(real: Real): Promise<ServiceCall[]> {
 	for (const name of DEPLOYMENTS) {
 		const deployment = real.deployments[name];
 		for (const request of await deployment.sandbox.requests()) {
-			const id = request.created_call_id;
-			if (typeof id !== 'string') continue;
+			if (request.created_call_id === undefined) continue;
+			const id = String(request.created_call_id);
 			const read = await deployment.sandbox.api('GET', '/call', { query: { id } });
 			if (read.status !== 200)
 				throw new Error(
@@ -405,20 +431,22 @@ async function serviceCalls(real: Real): Promise<ServiceCall[]> {
 			const createdMs = Date.parse(call.created_at);
 			const arrived = Date.parse(request.at);
 			const answer = deployment.answers.filter((entry) => entry.from <= arrived).at(-1)?.answer;
+			// The live service writes the zero time for an end it has not had, and no number while a call rings.
+			const ended = typeof call.ended_at === 'string' && !call.ended_at.startsWith('0001-');
 			calls.push({
 				id,
 				deployment: name,
-				to: call.to,
+				to: (request.body as { to: string }).to,
 				context: call.context ?? '',
 				byNode: !deployment.elsewhere.has(id),
 				sentMs: Number(request.query.sent_at ?? createdMs),
 				createdMs,
-				endedMs: call.ended_at ? Date.parse(call.ended_at) : Infinity,
+				endedMs: ended ? Date.parse(call.ended_at) : Infinity,
 				named:
 					request.status !== null &&
 					request.status >= 200 &&
 					request.status < 300 &&
-					(answer ?? 'call') === 'call',
+					(deployment.profile === 'live' || (answer ?? 'call') === 'call'),
 			});
 		}
 	}
@@ -595,17 +623,13 @@ const endCallArb = fc
 						(call) => call.endedMs === Infinity && (!numbers || numbers.includes(call.to)),
 					);
 					const call = numbers ? live[0] : live[index % Math.max(1, live.length)];
-					if (call)
-						await real.deployments[call.deployment].sandbox.control(
-							'POST',
-							`/calls/${call.id}/complete`,
-							{ status },
-						);
+					if (call) await endCall(real.deployments[call.deployment], call.id, status);
 				}),
 		),
 	);
 
 const commands = [
+	startArb,
 	startArb,
 	startArb,
 	startArb,
@@ -639,19 +663,35 @@ const commands = [
 					const made = (await sandbox.requests()).find(
 						(request) => (request.body as { context?: string } | null)?.context === context,
 					);
-					if (made?.created_call_id) elsewhere.add(made.created_call_id);
+					if (made?.created_call_id !== undefined) elsewhere.add(String(made.created_call_id));
 				}),
 			),
 		),
 	fc
 		.record({
 			deployment: fc.constantFrom<DeploymentName>(...DEPLOYMENTS),
-			kind: fc.constantFrom('500 after', 'reset after', '400', 'slow', 'hang', 'list 500'),
+			kind: fc.constantFrom(
+				'500 after',
+				'reset after',
+				'400',
+				'slow',
+				'hang',
+				'list 500',
+				'read 404',
+			),
 		})
 		.map(({ deployment, kind }) =>
 			command(`fault(${deployment}, ${kind})`, (real) =>
 				later(real, `fault ${kind}`, async () => {
 					const { sandbox } = real.deployments[deployment];
+					// GET /call by ID answers 404 once: a read that has not caught up with the call yet.
+					if (kind === 'read 404')
+						return void (await sandbox.faults({
+							match: 'GET /call',
+							times: 1,
+							error_rate: 1,
+							status: 404,
+						}));
 					if (kind === 'list 500')
 						return void (await sandbox.faults({
 							match: 'GET /calls',
@@ -745,10 +785,9 @@ async function prepare(real: Real, service: Service): Promise<void> {
 			const made = (await sandbox.requests()).find(
 				(request) => (request.body as { context?: string } | null)?.context === context,
 			);
-			const callId = made?.created_call_id as string;
+			const callId = String(made?.created_call_id);
 			deployment.elsewhere.add(callId);
-			if (before === 'ended')
-				await sandbox.control('POST', `/calls/${callId}/complete`, { status: 'busy' });
+			if (before === 'ended') await endCall(deployment, callId, 'busy');
 			real.leads.set(`${name}|${number}`, { attempt: 2, callId });
 		}
 		deployment.variants = {
@@ -773,6 +812,33 @@ async function prepare(real: Real, service: Service): Promise<void> {
 	}
 }
 
+/** With VOICE_AGENT_MODEL_LOG: the run as one JSON line (its commands, workflows, calls and outcomes). */
+async function logRun(real: Real, commands: string): Promise<void> {
+	const file = process.env.VOICE_AGENT_MODEL_LOG;
+	if (!file) return;
+	const calls = (await serviceCalls(real)).map((call) => ({
+		...call,
+		sentMs: call.sentMs - FIRST_RUN,
+		createdMs: call.createdMs - FIRST_RUN,
+		endedMs: call.endedMs - FIRST_RUN,
+	}));
+	const executions = real.executions.map((execution) => ({
+		id: execution.id,
+		workflow: execution.workflow.name,
+		error: execution.finished?.error?.message,
+		items: execution.finished?.items.map(({ json }) => [
+			json.outcome,
+			json.id,
+			json.skipReason ?? json.error,
+		]),
+	}));
+	const { run, budget, workflows } = real;
+	fs.appendFileSync(
+		file,
+		`${JSON.stringify({ run, budget, commands, workflows, calls, executions })}\n`,
+	);
+}
+
 /** Lets every call end, and every execution with it; fails if one never ends. */
 async function settle(real: Real): Promise<void> {
 	// The service answers on as it did (its lag too): only faults end, so that no request hangs.
@@ -780,11 +846,7 @@ async function settle(real: Real): Promise<void> {
 	let open = true;
 	for (let step = 0; open && step < 120; step++) {
 		for (const call of (await serviceCalls(real)).filter((each) => each.endedMs === Infinity))
-			await real.deployments[call.deployment].sandbox.control(
-				'POST',
-				`/calls/${call.id}/complete`,
-				{ status: 'completed' },
-			);
+			await endCall(real.deployments[call.deployment], call.id, 'completed');
 		open = real.executions.some((execution) => !execution.ended);
 		if (open) await sleep(250);
 		// Paces, Max Waits and Slot Holds are passed by the clock.
@@ -811,29 +873,31 @@ describe('the gate and the guards as a model of workflows, executions and two de
 						fc.array(workflowArb, { minLength: 2, maxLength: 3 }),
 						serviceArb,
 						fc.constantFrom(0, 0, 0, 3),
-						fc.commands(commands, { maxCommands: 16, size: 'medium' }),
+						startArb,
+						fc.commands(commands, { maxCommands: 20, size: 'medium' }),
 						fc.scheduler(),
-						async (drawn, service, budget, cmds, scheduler) => {
+						async (drawn, service, budget, first, cmds, scheduler) => {
 							const run = ++runs;
 							// Each run a day later: the hour's budget and the pace remember nothing of the last one.
 							jumpClock(Math.max(0, FIRST_RUN + (run - 1) * 24 * HOUR - Date.now()));
 							const deployments = {} as Record<DeploymentName, Deployment>;
 							for (const name of DEPLOYMENTS) {
-								const sandbox = sandboxes[name];
+								const sandbox = sandboxes[service.profile][name];
 								// A reset service begins its call IDs again (the gate forgets it): A and B coincide.
 								await sandbox.reset();
 								const agent = await createAgent(sandbox, { name: 'Front Desk' });
 								deployments[name] = {
 									name,
+									profile: service.profile,
 									sandbox,
-									proxy: proxies[name],
+									proxy: proxies[service.profile][name],
 									agent,
 									variants: {},
 									lags: [],
 									answers: [],
 									elsewhere: new Set(),
 								};
-								proxies[name].use(scheduler);
+								deployments[name].proxy.use(scheduler);
 							}
 							const real: Real = {
 								run,
@@ -850,7 +914,10 @@ describe('the gate and the guards as a model of workflows, executions and two de
 							};
 							try {
 								await prepare(real, service);
-								for (const cmd of cmds) {
+								// The attempts placed before the run are 10 s old when its commands begin.
+								jumpClock(10_000);
+								// Every run begins with a start: a run of commands without one tests nothing.
+								for (const cmd of [first, ...cmds]) {
 									if (!(await cmd.check({}))) continue;
 									await scheduler.waitFor(cmd.run({}, real));
 									await checkInvariants(real);
@@ -861,43 +928,12 @@ describe('the gate and the guards as a model of workflows, executions and two de
 								expect(gate.gateCounts()).toMatchObject({ deciding: 0, placing: 0, waits: 0 });
 								expect(slots.slotsInUse()).toEqual({ taken: 0, waiting: 0 });
 							} finally {
-								if (process.env.MODEL_DEBUG) {
-									const calls = await serviceCalls(real);
-									require('node:fs').appendFileSync(
-										process.env.MODEL_DEBUG,
-										JSON.stringify({
-											run,
-											cmds: cmds.toString(),
-											workflows: real.workflows,
-											calls: calls.map((c) => [
-												c.deployment,
-												c.to,
-												c.context,
-												c.byNode,
-												c.createdMs - FIRST_RUN,
-												c.endedMs - c.createdMs,
-												c.sentMs - FIRST_RUN,
-												c.id,
-												c.named,
-											]),
-											executions: real.executions.map((e) => ({
-												id: e.id,
-												error: e.finished?.error?.message,
-												items: e.finished?.items.map((i) => [
-													i.json.outcome,
-													i.json.error,
-													i.json.skipReason,
-													i.json.id,
-												]),
-											})),
-										}) + '\n',
-									);
-								}
+								await logRun(real, [first, ...cmds].join(','));
 								for (const name of DEPLOYMENTS) {
-									proxies[name].use(undefined);
+									real.deployments[name].proxy.use(undefined);
 									for (const execution of real.executions) execution.stop();
-									await sandboxes[name].faults({});
-									await sandboxes[name].variants({});
+									await real.deployments[name].sandbox.faults({});
+									await real.deployments[name].sandbox.variants({});
 								}
 							}
 						},
