@@ -4,7 +4,8 @@
 // when a patch no longer applies (re-write it against the code as it is now), or, with --baseline, when a killer
 // fails on the unmutated build (then nothing it says about a mutant counts).
 //
-//   node scripts/mutation/check-listed-mutants.mjs [--only id,id] [--baseline] [--all-killers] [--discover]
+//   node scripts/mutation/check-listed-mutants.mjs [--only id,id] [--killer part-of-path] [--baseline]
+//                                                  [--all-killers] [--discover]
 //
 // Each mutant's killers run cheapest first, until one fails; --all-killers runs every one of them and says
 // which failed (the property run and the named test, for the report). --discover runs every test of
@@ -24,6 +25,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;
+const killerFilter = args.includes('--killer') ? args[args.indexOf('--killer') + 1] : undefined;
 const PARALLEL = Number(process.env.VOICE_AGENT_MUTATION_PARALLEL ?? 3);
 /** A killer run that takes longer than this has hung on the mutant: that is a kill (a test would time out). */
 const RUN_LIMIT_MS = 20 * 60_000;
@@ -138,7 +140,9 @@ async function test(mutant) {
 		}
 		const killedBy = [];
 		const notBy = [];
-		for (const killer of mutant.killers) {
+		for (const killer of mutant.killers.filter(
+			(each) => !killerFilter || each.file.includes(killerFilter),
+		)) {
 			if (!fs.existsSync(path.join(copy, killer.file)))
 				throw new Error(`${mutant.id}: its killer ${killer.file} does not exist`);
 			const run = await runJest(copy, [killer.file], { name: killer.name });

@@ -118,9 +118,9 @@ type DrawnWorkflow = typeof workflowArb extends fc.Arbitrary<infer T> ? T : neve
 /** How both deployments answer when a run starts (commands change it for one of them). */
 const serviceArb = fc.record({
 	profile: fc.constantFrom<Profile>(...PROFILES),
-	lag: fc.constantFrom(0, 0, 5_000, 70_000, 5 * HOUR),
+	lag: fc.constantFrom(0, 5_000, 70_000, 5 * HOUR),
 	answer: fc.constantFrom('call', 'call', 'empty_202', 'status_call_id'),
-	liveStatus: fc.constantFrom('in_progress', 'in_progress', 'in_progress', 'bridged'),
+	liveStatus: fc.constantFrom('in_progress', 'in_progress', 'bridged'),
 	/** The first POST /call of each deployment (after `skip` others) fails after the service acted. */
 	postFault: fc.option(
 		fc.record({ kind: fc.constantFrom('500 after', 'reset after'), skip: fc.nat(1) }),
@@ -130,7 +130,7 @@ const serviceArb = fc.record({
 	 * Per person, before the run: nothing, or attempt 1's call (from another process), ended or still in
 	 * progress, with the lead store at attempt 2: leads come in at a later attempt.
 	 */
-	before: fc.array(fc.constantFrom('none', 'none', 'ended', 'live'), {
+	before: fc.array(fc.constantFrom('none', 'ended', 'live', 'live'), {
 		minLength: PEOPLE.length,
 		maxLength: PEOPLE.length,
 	}),
@@ -872,7 +872,7 @@ describe('the gate and the guards as a model of workflows, executions and two de
 					fc.asyncProperty(
 						fc.array(workflowArb, { minLength: 2, maxLength: 3 }),
 						serviceArb,
-						fc.constantFrom(0, 0, 0, 3),
+						fc.constantFrom(0, 0, 2),
 						startArb,
 						fc.commands(commands, { maxCommands: 20, size: 'medium' }),
 						fc.scheduler(),
