@@ -1,6 +1,9 @@
 /**
  * Benchmarks of the Voice Agent node inside n8n-core's engine against the sandbox over loopback:
  * - Return All over growing call histories: requests must be ceil(N/100) and time linear in N;
+ * - the same against the live service (the sandbox's live profile), whose cursor loses the calls sharing
+ *   a page's last second unless that second is read again: requests and calls asked for, beside the
+ *   documented service's, over realistic histories and calls placed 30 a second;
  * - Include Transcripts: how the bounded fan-out of GET /call scales with its concurrency;
  * - the Call History Trigger: one poll over a 20,000-call history, beside a full export of it.
  * Each figure is the median of several runs. Results go to stdout as Markdown tables.
@@ -13,7 +16,8 @@ import { PollHarness } from '../test/trigger/callHistoryTrigger/poll.cts';
 import { useSandbox } from '../test/support/sandbox.cts';
 
 const RUNS = 3;
-const sandbox = useSandbox();
+const LIVE_KEY = 'bench-live-key';
+const sandbox = useSandbox({ apiKeys: ['bench-key', LIVE_KEY], profiles: { [LIVE_KEY]: 'live' } });
 const report: string[] = [];
 
 afterAll(() => {
@@ -32,20 +36,32 @@ function median(values: number[]): number {
 	return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** One run of the node: its time, the items it output and the requests the sandbox received. */
-async function timedRun(parameters: INodeParameters) {
+/**
+ * One run of the node: its time, the items it output (and how many were distinct), the requests the
+ * sandbox received, the calls they asked for (`limit`s summed) and the largest `limit`.
+ */
+async function timedRun(parameters: INodeParameters, apiKey = sandbox.apiKey) {
 	await sandbox.clearRequests();
 	const started = process.hrtime.bigint();
-	const run = await runWith(sandbox, parameters);
+	const run = await runWith(sandbox, parameters, { apiKey });
 	const ms = Number(process.hrtime.bigint() - started) / 1e6;
 	if (run.error) throw run.error;
-	return { ms, items: run.items.length, requests: (await sandbox.requests()).length };
+	const requests = await sandbox.requests();
+	const limits = requests.map((request) => Number(request.query.limit ?? 0));
+	return {
+		ms,
+		items: run.items.length,
+		distinct: new Set(run.items.map((item) => item.json.id)).size,
+		requests: requests.length,
+		askedFor: limits.reduce((sum, limit) => sum + limit, 0),
+		largestLimit: Math.max(0, ...limits),
+	};
 }
 
 /** RUNS runs of the node: the median time, and the items and requests of the first run. */
-async function measure(parameters: INodeParameters) {
+async function measure(parameters: INodeParameters, apiKey?: string) {
 	const runs = [];
-	for (let i = 0; i < RUNS; i++) runs.push(await timedRun(parameters));
+	for (let i = 0; i < RUNS; i++) runs.push(await timedRun(parameters, apiKey));
 	return { ...runs[0], ms: median(runs.map((run) => run.ms)) };
 }
 
@@ -66,6 +82,38 @@ test('Call → Get Many, Return All', async () => {
 		report.push(
 			`| ${calls.toLocaleString('en')} | ${requests} | ${Math.ceil(calls / 100)} | ${ms.toFixed(0)} ms | ${((ms / calls) * 1000).toFixed(1)} ms |`,
 		);
+	}
+});
+
+test('Call → Get Many, Return All, the live service: the seam read again', async () => {
+	startTable(
+		"Call → Get Many, Return All: the live service (cursor = last call's second) beside the documented one",
+		'history | service | calls | output (distinct) | requests | ceil(N/100) | requests vs documented | calls asked for | most ids kept at a seam | median time',
+	);
+	const parameters: INodeParameters = { resource: 'call', operation: 'getMany', returnAll: true };
+	const histories = [
+		{ label: 'realistic (30 days)', calls: 20_000 },
+		{ label: '30 a second', calls: 20_000, perSecond: 30 },
+		{ label: '30 a second', calls: 100_000, perSecond: 30 },
+	];
+	for (const history of histories) {
+		await sandbox.reset();
+		const seed = history.perSecond ? { calls_per_second: history.perSecond } : {};
+		await sandbox.seed({ calls: history.calls, ...seed });
+		await sandbox.seed({ calls: history.calls, api_key: LIVE_KEY, ...seed });
+		await timedRun(parameters); // warm-up
+		const documented = await measure(parameters);
+		const live = await measure(parameters, LIVE_KEY);
+		for (const [service, result] of [
+			['documented', documented],
+			['live', live],
+		] as const) {
+			expect(result.items).toBe(history.calls);
+			expect(result.distinct).toBe(history.calls);
+			report.push(
+				`| ${history.label} | ${service} | ${history.calls.toLocaleString('en')} | ${result.items.toLocaleString('en')} (${result.distinct.toLocaleString('en')}) | ${result.requests} | ${Math.ceil(history.calls / 100)} | ${((result.requests / documented.requests - 1) * 100).toFixed(1)}% | ${result.askedFor.toLocaleString('en')} | ${Math.max(0, result.largestLimit - 100)} | ${result.ms.toFixed(0)} ms |`,
+			);
+		}
 	}
 });
 

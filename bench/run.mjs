@@ -42,7 +42,7 @@ const wanted = (scenario) => !ONLY || ONLY.has(scenario);
 const LIST_SIZES = [10_000, 20_000, 100_000];
 const TRANSCRIPT_CALLS = 200;
 const LATENCY_MS = 20;
-/** The node's default Max Transcript Requests in Parallel: the bound of its fan-out. */
+/** The node's default Max Requests in Parallel: the bound of its fan-out. */
 const MAX_IN_FLIGHT = 50;
 const log = (line) => process.stderr.write(`[bench] ${line}\n`);
 

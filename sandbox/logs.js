@@ -25,6 +25,7 @@
  * @property {string} at ISO time the attempt started
  * @property {boolean} [empty_body] live key only: whether the attempt carried an empty body (a retry with
  *   `empty_retry_body`)
+ * @property {number} [ms] live key only: how long the attempt waited for its answer (or its error), in ms
  */
 
 /** Entries kept per log: enough for any test, bounded for a sandbox left running for days. */

@@ -4,6 +4,11 @@
 // unless it runs in GitHub Actions for a version tag, package.json names the repository the workflow
 // runs in (repository, bugs, homepage), and the tag, package.json's version and the CHANGELOG's top
 // released entry are the same version. See RELEASING.md. Node built-ins only.
+//
+// `npm run release:check -- --package` (the publish job, after the build): the package as n8n checks
+// it now, with the registry's newest tools: the pinned @n8n/node-cli and @n8n/scan-community-package
+// must be the newest the registry has, `n8n-node lint` passes, and n8n's scanner passes on the packed
+// tarball (scripts/lib/release-tools.mjs, scripts/lib/package-scan.mjs).
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -105,9 +110,38 @@ function readPackage(root) {
 	return { pkg, changelog };
 }
 
+/** The package as n8n checks it now: the newest tools, their lint, their scanner on the tarball. */
+async function packageProblems(root) {
+	// Loaded here: the metadata check needs nothing installed.
+	const { lintProblems, releaseTools, toolProblems } = await import('./lib/release-tools.mjs');
+	const { scanPackage } = await import('./lib/package-scan.mjs');
+	const tools = await releaseTools(root);
+	const problems = toolProblems(tools);
+	if (problems.length > 0) return { tools, problems };
+	problems.push(...(await lintProblems(root)));
+	const scan = await scanPackage({ root, sources: false });
+	for (const { label, passed, message, details } of scan.results) {
+		if (!passed) problems.push(`n8n's scanner refuses the ${label}: ${message}\n${details ?? ''}`);
+	}
+	return { tools, problems, scan };
+}
+
 const isMain =
 	process.argv[1] && path.resolve(process.argv[1]) === new URL(import.meta.url).pathname;
-if (isMain) {
+if (isMain && process.argv.includes('--package')) {
+	const root = process.cwd();
+	const { tools, problems, scan } = await packageProblems(root);
+	const versions = tools.map(({ name, installed }) => `${name} ${installed}`).join(', ');
+	if (problems.length > 0) {
+		console.error(`release check: the package is not ready to release (${versions}):`);
+		for (const problem of problems) console.error(`  - ${problem}`);
+		process.exitCode = 1;
+	} else {
+		console.log(
+			`release check: ${scan.tarball} (${scan.files} files) passes n8n-node lint and n8n's scanner, with the registry's newest ${versions}: ok`,
+		);
+	}
+} else if (isMain) {
 	const root = process.cwd();
 	const { pkg, changelog } = readPackage(root);
 	const problems = releaseProblems({ pkg, changelog, env: process.env });

@@ -40,7 +40,11 @@ const TRIGGER_NODE = 'When a call ends';
 const log = (line) => console.log(`[screenshots] ${line}`);
 const saved = [];
 
+/** `npm run screenshots -- <name> ...` saves only those (the others are taken, not saved). */
+const ONLY = process.argv.slice(2);
+
 async function shoot(page, name, what) {
+	if (ONLY.length > 0 && !ONLY.includes(name)) return log(`${name}: not asked for, not saved`);
 	await clearOverlays(page);
 	const file = path.join(OUT_DIR, `${name}.jpg`);
 	await page.screenshot({ path: file, type: 'jpeg', quality: JPEG_QUALITY });
@@ -71,12 +75,12 @@ async function exportWorkflowShots(page, demo) {
 	await shoot(
 		page,
 		'call-history-trigger-parameters',
-		'Voice Agent Call History Trigger: Poll Times, Event Call Ended, agent, Transcript Format',
+		'Voice Agent Call History Trigger: Poll Times, Watch For Call Ended, agent, Transcript Format',
 	);
 	await closeNode(page);
 
-	// Run it from the manual trigger, as a user clicks "Execute workflow" on "Run now".
-	await runFromRunNow(page, demo, EXPORT_EXAMPLE, 60_000);
+	// Run it as a user does, with the canvas's Execute workflow button (its only trigger).
+	await runFrom(page, demo, EXPORT_EXAMPLE, 60_000, 'execute-workflow-button');
 	await shoot(
 		page,
 		'workflow-export-call-transcripts',
@@ -159,11 +163,11 @@ async function triggerExecutionShot(page, demo) {
 }
 
 /**
- * Runs an open example from its *Run now* trigger, as a user clicks it, and waits until its run succeeded
- * and the canvas shows the items on its connections.
+ * Runs an open example from a button (by default its *Run now* trigger's), as a user clicks it, and waits
+ * until its run succeeded and the canvas shows the items on its connections.
  */
-async function runFromRunNow(page, demo, example, timeoutMs) {
-	await page.locator('[data-test-id="execute-workflow-button-Run now"]').click({ force: true });
+async function runFrom(page, demo, example, timeoutMs, button = 'execute-workflow-button-Run now') {
+	await page.locator(`[data-test-id="${button}"]`).first().click({ force: true });
 	const [run] = await demo.server.rest.waitForExecutions(demo.workflow(example).id, {
 		count: 1,
 		timeoutMs,
@@ -178,11 +182,13 @@ async function runFromRunNow(page, demo, example, timeoutMs) {
 
 /** The campaign example after one pass from *Run now* over the demo's Data Table of leads. */
 async function campaignShot(page, demo) {
+	const name = 'workflow-call-leads-within-hours';
+	if (ONLY.length > 0 && !ONLY.includes(name)) return log(`${name}: not asked for, not taken`);
 	await openWorkflow(page, demo.workflowUrl(CAMPAIGN_EXAMPLE));
-	await runFromRunNow(page, demo, CAMPAIGN_EXAMPLE, 180_000);
+	await runFrom(page, demo, CAMPAIGN_EXAMPLE, 180_000);
 	await shoot(
 		page,
-		'workflow-call-leads-within-hours',
+		name,
 		'the campaign example after a pass: due leads from the Data Table, called within their hours, outcomes written back',
 	);
 }

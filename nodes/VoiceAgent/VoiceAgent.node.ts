@@ -32,9 +32,9 @@ export class VoiceAgent implements INodeType {
 		defaultVersion: 1.4,
 		// The chosen operation's action as the node panel words it, written out because n8n's lint requires a literal.
 		subtitle:
-			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Create a call", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
+			'={{ {"agent:upsert": "Create or update an agent", "agent:delete": "Delete an agent", "agent:get": "Get an agent", "agent:getMany": "Get many agents", "call:create": "Create a real phone call", "call:get": "Get a call", "call:getMany": "Get many calls", "call:setContext": "Set the context of a live call"}[$parameter["resource"] + ":" + $parameter["operation"]] }}',
 		description:
-			'Voice agents and their phone calls: create or update agents, place calls, read transcripts and push context into live calls',
+			'Voice agents and their phone calls: place real phone calls, create or update agents, read transcripts and push context into live calls',
 		defaults: { name: 'Voice Agent' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],

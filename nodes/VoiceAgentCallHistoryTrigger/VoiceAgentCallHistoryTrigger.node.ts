@@ -45,7 +45,7 @@ export class VoiceAgentCallHistoryTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					"Checks the call history at the Poll Times above and outputs each call at least once (once, unless n8n stops right after a poll), with a dedupe_key for Remove Duplicates. It leaves agents' webhooks alone, so it runs beside the Voice Agent Trigger (instant events of one agent) and in any number of workflows.",
+					"Checks the call history at the Poll Times above, for exports and reports: each call once (again only if n8n stops right after a poll; dedupe_key is for Remove Duplicates). To act the moment a call ends, or to answer an agent's tool call, use the Voice Agent Trigger; both can watch one agent.",
 				name: 'notice',
 				type: 'notice',
 				default: '',

@@ -1,6 +1,7 @@
 import { callPage, type CallFilter } from '../shared/api/calls';
 import { asNodeError, dataProblemError, isTransient } from '../shared/errors';
-import { MAX_PAGE_SIZE } from '../shared/transport/pagination';
+import { CursorLoopGuard, MAX_PAGE_SIZE, type PagePosition } from '../shared/transport/pagination';
+import { cursorAt, secondOf } from '../shared/transport/seam';
 import type { VoiceAgentContext } from '../shared/transport/types';
 import type { CallSummary } from '../shared/types';
 import { POLL } from './scan';
@@ -19,11 +20,11 @@ export interface BackfillBatch {
 	failure?: Error;
 }
 
-/** A page of the list as the backfill reads it: its calls, the cursor that gave it and the next one. */
+/** A page of the list as the backfill reads it: its calls, the position that gave it and the next one. */
 interface PageRead {
 	calls: CallSummary[];
-	cursor?: string;
-	next?: string;
+	at?: PagePosition;
+	next?: PagePosition;
 }
 
 /** The calls after the last of `last` on a page: those before it were taken by an earlier batch. */
@@ -48,34 +49,45 @@ async function findPlaceAgain(
 	filter: CallFilter,
 	last: ReadonlySet<string>,
 ): Promise<PageRead> {
-	let cursor: string | undefined;
+	const guard = new CursorLoopGuard();
+	let at: PagePosition | undefined;
 	for (;;) {
-		const page = await callPage(context, filter, cursor, MAX_PAGE_SIZE, POLL);
+		const page = await callPage(context, filter, at, MAX_PAGE_SIZE, POLL);
 		const after = afterLast(page.items, last);
-		if (after !== undefined) return { calls: after, cursor, next: page.next };
+		if (after !== undefined) return { calls: after, at, next: page.next };
 		// None of its last calls is listed any more: the backfill ends where the list does.
 		if (page.next === undefined) return { calls: [] };
-		cursor = page.next;
+		if (guard.repeats(page.next)) throw repeatedCursor(context, page.next);
+		at = page.next;
 	}
+}
+
+/**
+ * Where the backfill's next page starts, as saved. A cursor that is a time saved without the seam's ids
+ * (by a version before them) is the service's own: the page is asked from the second after it, and the
+ * last calls taken are dropped from it (`seam.ts`).
+ */
+function pagePosition({ cursor, seen, last }: BackfillState): PagePosition | undefined {
+	if (cursor === undefined) return undefined;
+	if (seen !== undefined) return { cursor, seen };
+	const second = secondOf(cursor);
+	return second ? { cursor: cursorAt(second.ms + 1000, second.zoned), seen: last } : { cursor };
 }
 
 async function readPage(
 	context: VoiceAgentContext,
 	filter: CallFilter,
 	position: BackfillState,
-	limit: number,
+	want: number,
 ): Promise<PageRead> {
 	const last = new Set(position.last);
 	// Its place is on the first page: new calls come in above it there, so it is found by its last calls.
 	if (position.cursor === undefined && last.size > 0)
 		return await findPlaceAgain(context, filter, last);
+	const at = pagePosition(position);
 	try {
-		const page = await callPage(context, filter, position.cursor, limit, POLL);
-		return {
-			calls: afterLast(page.items, last) ?? page.items,
-			cursor: position.cursor,
-			next: page.next,
-		};
+		const page = await callPage(context, filter, at, want, POLL);
+		return { calls: afterLast(page.items, last) ?? page.items, at, next: page.next };
 	} catch (error) {
 		if (position.cursor === undefined || isTransient(error))
 			throw asNodeError(context.getNode(), error);
@@ -96,31 +108,29 @@ export async function readBackfill(
 ): Promise<BackfillBatch> {
 	const batch: BackfillBatch = { calls: [], next: backfill };
 	const isOld = backfill.before === undefined ? () => false : createdBefore(backfill.before);
-	const cursors = new Set<string>();
-	const position = (cursor: string | undefined): BackfillState => {
+	const guard = new CursorLoopGuard();
+	const position = (at: PagePosition | undefined): BackfillState => {
 		const taken = [...backfill.last, ...batch.calls.map((call) => call.id)];
-		const last = taken.slice(-MAX_BACKFILL_LAST);
-		const state: BackfillState = { ...backfill, last };
-		delete state.cursor;
-		return cursor === undefined ? state : { ...state, cursor };
+		const state: BackfillState = { last: taken.slice(-MAX_BACKFILL_LAST) };
+		if (backfill.before !== undefined) state.before = backfill.before;
+		if (at?.cursor !== undefined) state.cursor = at.cursor;
+		if (at?.seen !== undefined) state.seen = at.seen;
+		return state;
 	};
 	try {
 		while (batch.next && batch.calls.length < room) {
-			const limit = Math.min(MAX_PAGE_SIZE, room - batch.calls.length);
-			const page = await readPage(context, filter, batch.next, limit);
+			const want = Math.min(MAX_PAGE_SIZE, room - batch.calls.length);
+			const page = await readPage(context, filter, batch.next, want);
 			if (batch.next.cursor === undefined && batch.next.last.length === 0)
 				batch.top = page.calls.map((call) => call.id);
 			const old = page.calls.findIndex(isOld);
 			const recent = old < 0 ? page.calls : page.calls.slice(0, old);
 			const taken = recent.slice(0, room - batch.calls.length);
 			batch.calls.push(...taken);
-			if (taken.length < recent.length) batch.next = position(page.cursor);
+			if (taken.length < recent.length) batch.next = position(page.at);
 			else if (old >= 0 || page.next === undefined) batch.next = undefined;
-			else if (cursors.has(page.next)) throw repeatedCursor(context, page.next);
-			else {
-				cursors.add(page.next);
-				batch.next = position(page.next);
-			}
+			else if (guard.repeats(page.next)) throw repeatedCursor(context, page.next);
+			else batch.next = position(page.next);
 		}
 	} catch (error) {
 		batch.failure = error as Error;
@@ -128,8 +138,8 @@ export async function readBackfill(
 	return batch;
 }
 
-function repeatedCursor(context: VoiceAgentContext, cursor: string): Error {
+function repeatedCursor(context: VoiceAgentContext, { cursor }: PagePosition): Error {
 	return dataProblemError(context.getNode(), {
-		message: `The Voice Agent API repeated a pagination cursor for GET /calls (${cursor.slice(0, 40)}); the backfill stopped instead of looping`,
+		message: `The Voice Agent API repeated a pagination cursor for GET /calls (${String(cursor).slice(0, 40)}); the backfill stopped instead of looping`,
 	});
 }

@@ -22,9 +22,13 @@ const DEFAULT_MAX_CALLS_PER_POLL = 1_000;
 export const MOST_CALLS_PER_POLL = 5_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** Which calls start the workflow. */
+/**
+ * Which calls start the workflow. Not labelled "Event": n8n's node panel turns a trigger's Event list
+ * into actions and then drops " Trigger" from the node's name, so the panel would name this node
+ * otherwise than its canvas, the README and the docs.
+ */
 export const eventProperty: INodeProperties = {
-	displayName: 'Event',
+	displayName: 'Watch For',
 	name: 'event',
 	type: 'options',
 	noDataExpression: true,
@@ -42,6 +46,7 @@ export const eventProperty: INodeProperties = {
 		},
 	],
 	default: 'callEnded',
+	description: 'Which calls start the workflow',
 };
 
 /** Where the first poll starts. */
@@ -69,7 +74,7 @@ export const startFromOptions: INodeProperties[] = [
 		],
 		default: 'now',
 		description:
-			'Where the first poll starts (when the workflow is first published, or after the event, the filters or the credential changed)',
+			'Where the first poll starts (when the workflow is first published, or after Watch For, the filters or the credential changed)',
 	},
 	{
 		displayName: 'Days',

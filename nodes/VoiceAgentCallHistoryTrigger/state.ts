@@ -8,6 +8,11 @@ export interface BackfillState {
 	/** The cursor of the page the next batch starts on; none: the first page (the newest calls). */
 	cursor?: string;
 	/**
+	 * With a cursor that is a time (the live service's): IDs of the calls taken that the page at `cursor`
+	 * serves again, the seam second's (`shared/transport/seam.ts`); they are dropped from it.
+	 */
+	seen?: string[];
+	/**
 	 * IDs of the last calls the backfill took, oldest last: on the page at `cursor` they are skipped, and
 	 * when the service refuses the cursor (an expired one) the list is paged from the top down to them.
 	 */
@@ -19,7 +24,8 @@ export interface BackfillState {
 /**
  * What the trigger remembers between polls, in the node's static data (saved by n8n with the workflow,
  * so it survives restarts). IDs are kept as the service gives them: they are only compared for
- * equality, never parsed or ordered, and no timestamp of the service is kept.
+ * equality, never parsed or ordered. No timestamp of the service is kept but a backfill's cursor, which
+ * the live service writes as a time.
  */
 export interface CallHistoryState {
 	/** The settings the state was made for; other settings start afresh. */
@@ -54,13 +60,15 @@ function isStringArray(value: unknown): value is string[] {
 function loadBackfill(saved: unknown): BackfillState | undefined | false {
 	if (saved === undefined) return undefined;
 	const backfill = saved as IDataObject;
-	const { cursor, last, before } = backfill ?? {};
+	const { cursor, seen, last, before } = backfill ?? {};
 	if (!isStringArray(last)) return false;
 	if (cursor !== undefined && typeof cursor !== 'string') return false;
+	if (seen !== undefined && !isStringArray(seen)) return false;
 	if (before !== undefined && typeof before !== 'number') return false;
 	return {
 		last: [...last],
 		...(cursor === undefined ? {} : { cursor }),
+		...(seen === undefined ? {} : { seen: [...seen] }),
 		...(before === undefined ? {} : { before }),
 	};
 }

@@ -27,10 +27,10 @@ export class VoiceAgentTrigger implements INodeType {
 		group: ['trigger'],
 		version: 1,
 		subtitle:
-			'={{ ($parameter["events"] || []).map(event => ({"call_started": "Call Started", "call_ended": "Call Ended", "tool_call": "Tool Call"})[event] || event).join(", ") }}',
+			'={{ ($parameter["events"] || []).map(event => ({"call_started": "Call Started", "call_ended": "Call Ended", "tool_call": "Tool Call", "action": "Action"})[event] || event).join(", ") }}',
 		// n8n's node panel merges this trigger and the Voice Agent node into one entry, described by this text.
 		description:
-			'Voice agents and their phone calls: start a workflow when a call starts or ends, or when the agent calls a tool',
+			'Voice agents and their phone calls: place real phone calls and read transcripts; start a workflow when a call starts or ends, or when the agent calls a tool',
 		defaults: { name: 'Voice Agent Trigger' },
 		inputs: [],
 		outputs: [NodeConnectionTypes.Main],
@@ -49,7 +49,7 @@ export class VoiceAgentTrigger implements INodeType {
 		properties: [
 			{
 				displayName:
-					'An agent has one webhook: while this workflow is published, or listening for a test event, the agent sends its events here. Unpublishing the workflow puts the previous webhook back.',
+					"Starts the workflow the moment an agent's call starts or ends, or it calls a tool. The agent has one webhook: while this workflow is published or listens for a test event, its events come here; unpublishing puts the previous webhook back. For a scheduled export or report of calls, use the Voice Agent Call History Trigger.",
 				name: 'notice',
 				type: 'notice',
 				default: '',
@@ -61,6 +61,11 @@ export class VoiceAgentTrigger implements INodeType {
 				type: 'multiOptions',
 				required: true,
 				options: [
+					{
+						name: 'Action',
+						value: 'action',
+						description: 'The agent takes one of its actions during a call (e.g. forwards it)',
+					},
 					{
 						name: 'Call Ended',
 						value: 'call_ended',
@@ -107,7 +112,7 @@ export class VoiceAgentTrigger implements INodeType {
 					type: 'boolean',
 					default: false,
 					description:
-						'Whether to fetch the whole call (transcript, duration) for Call Ended events and output it as "call". Only calls of this agent are fetched; otherwise "call_details_skipped" says why.',
+						'Whether to output the whole call (transcript, duration) for Call Ended events as "call": the call the event carries, or else fetched (only calls of this agent). When it cannot be had, the event still runs and "call_details_skipped" says why.',
 				},
 				transcriptFormatOption({
 					description: 'How to output the transcript of the call under "call"',

@@ -1,7 +1,6 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { SHED_RETRY_AFTER_S } from './load';
-import { settle, type KeptAnswer } from './redeliveries';
+import { settle, type EventState } from './redeliveries';
 
 /** The parts of n8n's express response the trigger uses. */
 interface Response {
@@ -29,77 +28,45 @@ export function answer(
 	return { noWebhookResponse: true };
 }
 
-/** Why a delivery was not accepted; each is answered with its own status and logged at warn level. */
-export type Refusal =
-	| 'unauthorized'
-	| 'in-flight'
-	| 'details-unavailable'
-	| 'overloaded'
-	| 'sender-gone'
-	| 'duplicate';
+/** Why a delivery started no execution; each is logged at warn level with its reason. */
+export type NoRunReason = 'unauthorized' | 'duplicate' | 'in-flight';
 
-const REFUSALS: Record<Refusal, { status: number; body: IDataObject; retryAfterS?: number }> = {
+const ANSWERS: Record<NoRunReason, { status: number; body: IDataObject }> = {
 	unauthorized: {
 		status: 401,
 		body: { error: 'Unauthorized', message: 'Missing or wrong token' },
 	},
-	// The service delivers again whatever is not answered 2xx: by then the first run has its answer.
-	'in-flight': {
-		status: 409,
-		body: { error: 'Conflict', message: 'This event is being handled; deliver it again later' },
-	},
-	'details-unavailable': {
-		status: 503,
-		body: {
-			error: 'Service Unavailable',
-			message: 'The call details could not be read in time; deliver the event again later',
-		},
-	},
-	// At once, so that the process's time goes to the deliveries it took on; the service delivers it again.
-	overloaded: {
-		status: 503,
-		body: {
-			error: 'Service Unavailable',
-			message: 'Too many events are being handled; deliver this one again later',
-		},
-		retryAfterS: SHED_RETRY_AFTER_S,
-	},
-	// The sender stopped waiting: the answer reaches nobody, and the event comes again.
-	'sender-gone': {
-		status: 503,
-		body: { error: 'Service Unavailable', message: 'The sender stopped waiting for this answer' },
-	},
 	duplicate: { status: 200, body: { received: true, duplicate: true } },
+	// Its run is still under way after the wait: that run handles it.
+	'in-flight': { status: 200, body: { received: true, duplicate: true } },
 };
 
 /**
- * Answers a delivery the trigger does not accept, without starting an execution (so no failed run and
- * no Error Workflow), and says why in n8n's log. The reason is a fixed text: no token, no stack trace.
+ * Answers a delivery that starts no execution (so no failed run and no Error Workflow), and says why in
+ * n8n's log. The reason is a fixed text: no token, no stack trace.
  */
-export function refuse(
+export function answerWithoutRun(
 	context: IWebhookFunctions,
-	refusal: Refusal,
-	detail?: string,
+	reason: NoRunReason,
 ): IWebhookResponseData {
-	const { status, body, retryAfterS } = REFUSALS[refusal];
+	const { status, body } = ANSWERS[reason];
 	context.logger.warn(
-		`Voice Agent Trigger answered ${status} (${refusal}) and started no execution` +
-			(detail ? `: ${detail}` : ''),
-		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: refusal },
+		`Voice Agent Trigger answered ${status} (${reason}) and started no execution`,
+		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason },
 	);
-	if (retryAfterS !== undefined) responseOf(context).setHeader('retry-after', String(retryAfterS));
 	return answer(context, status, body);
 }
 
 /**
- * A redelivery of an event this process handled: answered as the first run was when that answer is
- * kept (a tool call's result), otherwise 200 `{"received": true, "duplicate": true}`.
+ * A repeat of an event this process knows: answered as its run was when that answer is kept (a tool
+ * call's result), otherwise 200 `{"received": true, "duplicate": true}`; its run may still be under way.
  */
 export function answerDuplicate(
 	context: IWebhookFunctions,
-	kept: KeptAnswer | undefined,
+	known: EventState,
 ): IWebhookResponseData {
-	if (!kept) return refuse(context, 'duplicate');
+	const kept = known.inFlight ? undefined : known.answer;
+	if (!kept) return answerWithoutRun(context, known.inFlight ? 'in-flight' : 'duplicate');
 	context.logger.warn(
 		'Voice Agent Trigger answered a redelivered event with the answer of its first run and started no execution',
 		{ workflowId: context.getWorkflow().id, node: context.getNode().name, reason: 'duplicate' },

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 /** Events remembered per trigger registration: far more than the service redelivers within its retries. */
 const EVENTS_PER_TRIGGER = 1000;
@@ -9,29 +8,6 @@ const TRIGGERS = 200;
 const MAX_KEPT_ANSWER = 64 * 1024;
 /** All answers kept in this process together: past it, a handled event is remembered without its answer. */
 const MAX_KEPT_ANSWERS = 8 * 1024 * 1024;
-
-/** JSON with object keys sorted, so the same value always gives the same text. */
-function stableJson(value: unknown): string {
-	if (Array.isArray(value)) return `[${value.map(stableJson).join(',')}]`;
-	if (value !== null && typeof value === 'object') {
-		const entries = Object.keys(value)
-			.sort()
-			.map((key) => `${JSON.stringify(key)}:${stableJson((value as IDataObject)[key])}`);
-		return `{${entries.join(',')}}`;
-	}
-	return JSON.stringify(value) ?? 'null';
-}
-
-/**
- * The same for every delivery of one event, whatever n8n process receives it: the service sends no
- * event ID, but a redelivery repeats the same body (type, call, timestamp, data). A tool call's data
- * counts too, since one call may ask for several tools.
- */
-export function dedupeKey(event: IDataObject): string {
-	const parts = [event.event_type, event.call_id ?? null, event.timestamp ?? null];
-	if (event.event_type === 'tool_call') parts.push(event.data ?? null);
-	return createHash('sha256').update(stableJson(parts)).digest('hex').slice(0, 32);
-}
 
 /** An answer n8n sent for a handled event, kept to answer a redelivered tool call the same way. */
 export interface KeptAnswer {
@@ -48,6 +24,19 @@ export type EventState = { inFlight: true } | { inFlight: false; answer?: KeptAn
 
 /** Events per trigger registration, in this process only; Maps keep insertion order for the bounds. */
 const known = new Map<string, Map<string, EventState>>();
+/** Deliveries waiting for the run of an event in flight to be settled, by trigger and key. */
+const waiting = new Map<string, Array<() => void>>();
+
+const waitingKey = (trigger: string, key: string) => `${trigger}\n${key}`;
+
+/** Wakes every delivery waiting for this event: its run was settled (or its memory dropped). */
+function wake(trigger: string, key: string): void {
+	const id = waitingKey(trigger, key);
+	const waiters = waiting.get(id);
+	if (!waiters) return;
+	waiting.delete(id);
+	for (const resolve of waiters) resolve();
+}
 /** Bytes of the answers kept now, across triggers. */
 let keptBytes = 0;
 
@@ -102,12 +91,39 @@ export function recordHandled(trigger: string, key: string, answer?: KeptAnswer)
 	const fits = size <= MAX_KEPT_ANSWER && keptBytes + size <= MAX_KEPT_ANSWERS;
 	const kept = answer && fits ? answer : undefined;
 	remember(trigger, key, kept ? { inFlight: false, answer: kept } : { inFlight: false });
+	wake(trigger, key);
 }
 
-/** The event was not handled (its run failed, or it was refused): a redelivery runs it again. */
+/** The event was not handled (its run failed, or n8n answered it non-2xx): a redelivery runs it again. */
 export function forget(trigger: string, key: string): void {
 	const events = known.get(trigger);
 	if (events) dropEvent(events, key);
+	wake(trigger, key);
+}
+
+/**
+ * Waits until the event's run in flight is settled (handled or forgotten), at most `timeoutMs`; at once
+ * when it is not in flight. The caller then looks at `stateOf` again.
+ */
+export async function untilSettled(trigger: string, key: string, timeoutMs: number): Promise<void> {
+	if (stateOf(trigger, key)?.inFlight !== true) return;
+	const id = waitingKey(trigger, key);
+	let resolve!: () => void;
+	const settled = new Promise<void>((done) => (resolve = done));
+	const waiters = waiting.get(id) ?? [];
+	waiters.push(resolve);
+	waiting.set(id, waiters);
+	// The timer ends with the wait (n8n-workflow versions whose sleep takes no signal let it run out).
+	const timer = new AbortController();
+	await Promise.race([settled, sleep(timeoutMs, timer.signal).catch(() => undefined)]);
+	timer.abort();
+	// Timed out: this delivery no longer waits (the list goes once the run is settled).
+	const left = waiting.get(id);
+	if (left) {
+		const rest = left.filter((waiter) => waiter !== resolve);
+		if (rest.length > 0) waiting.set(id, rest);
+		else waiting.delete(id);
+	}
 }
 
 /**

@@ -17,7 +17,7 @@ export const tokenRotationOption: INodeProperties = {
 	typeOptions: { minValue: 0, numberPrecision: 0 },
 	default: 0,
 	description:
-		'Raise this number and publish the workflow again to give the agent a webhook URL with a new token: the old token is refused from then on (a number used before brings its token back). Every n8n main derives the same token from it, the API key and the URL.',
+		'Raise this number and publish the workflow again to give the agent a webhook URL with a new token: the old token is refused from then on. A number used before brings its token back.',
 };
 
 /** The rotation counter of the trigger's options: a whole number from 0. */

@@ -40,6 +40,22 @@ export function derivedStatus(
 }
 
 /**
+ * Whether a call never connected: it still rings (the live service's calls until they connect), or rang past
+ * the never-connected bound. Its person was not reached, whatever happens to it later.
+ */
+export function neverConnected(call: { status?: unknown }): boolean {
+	return call.status === RINGING || call.status === NOT_CONNECTED;
+}
+
+/**
+ * The number a call was made to, as the service writes it: `to`, or a list's `client_number`; '' while a
+ * live call rings (the live service writes it once the call connects).
+ */
+export function numberCalled(call: { to?: string; client_number?: string }): string {
+	return call.to || call.client_number || '';
+}
+
+/**
  * Statuses of a call not over yet: the contract's `in_progress`, and the spellings voice and telephony
  * services use for a call being set up or under way. A call ended with a status nobody listed
  * (`busy`, `no-answer`, `voicemail`, ...) is not among them, so it counts as ended.

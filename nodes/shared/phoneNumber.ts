@@ -106,6 +106,33 @@ const E164_HINT =
 	'E.164: a plus sign, the country code and the number, 7 to 15 digits in all, without a leading zero.';
 
 /**
+ * How to write a number given without its country code ("(415) 555-0123", "020 7946 0123",
+ * "0044 20 7946 0123"), or undefined when it is not one. What the error says in place of the bare rule:
+ * a builder typing a national number wants to be told to add the country code, with an example.
+ */
+export function countryCodeAdvice(value: unknown): string | undefined {
+	if (typeof value !== 'string' || !/^[\d\s().-]+$/.test(value)) return undefined;
+	const digits = value.replace(/\D/g, '');
+	if (digits.length < 7 || digits.length > 17) return undefined;
+	if (digits.startsWith('00'))
+		return `must start with + in place of 00, like "+${digits.slice(2)}"`;
+	// Ten digits shaped like a North American number (area code and exchange do not start with 0 or 1),
+	// or eleven with its country code 1 in front.
+	const northAmerican = /^(1?)([2-9]\d\d)([2-9]\d\d)(\d{4})$/.exec(digits);
+	if (northAmerican) {
+		const [, one, area, exchange, line] = northAmerican;
+		const written = `"+1 ${area} ${exchange} ${line}"`;
+		return one
+			? `must start with +: ${written}`
+			: `must start with + and the country code: ${written} for the US or Canada`;
+	}
+	if (digits.startsWith('0')) {
+		return 'must start with + and the country code, without the leading 0 (in the UK, 020 7946 0123 is +44 20 7946 0123)';
+	}
+	return 'must start with + and the country code, like +1 415 555 0123';
+}
+
+/**
  * The canonical form of a number (`kind: 'number'`) or of the start of one (`'prefix'`, Allowed
  * Destinations: read by the same rules, which remove a national prefix only from what has a possible length
  * of a whole number; a national prefix in brackets is removed from a shorter prefix too).

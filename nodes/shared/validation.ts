@@ -3,7 +3,7 @@ import type { IDataObject, INode } from 'n8n-workflow';
 import { MAX_URL_LENGTH, parseHttpUrl } from './baseUrl';
 import { configurationError } from './errors';
 import { fieldName, type FieldLabels } from './fields';
-import { canonicalPhoneNumber, NOT_E164 } from './phoneNumber';
+import { canonicalPhoneNumber, countryCodeAdvice, NOT_E164 } from './phoneNumber';
 
 /**
  * Bounds the nodes enforce before sending: the service states none, and without them an oversized
@@ -97,11 +97,9 @@ export class InputValidator {
 		if ('number' in canonical) return canonical.number;
 		const got = JSON.stringify(value);
 		if (canonical.problem === NOT_E164) {
-			this.fail(
-				field,
-				`must be a phone number in E.164 form, like +14155550123 (got ${got})`,
-				canonical.hint,
-			);
+			const rule =
+				countryCodeAdvice(value) ?? 'must be a phone number in E.164 form, like +14155550123';
+			this.fail(field, `${rule} (got ${got})`, canonical.hint);
 		}
 		return this.fail(field, `${canonical.problem} (got ${got})`, canonical.hint);
 	}

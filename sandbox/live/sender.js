@@ -84,7 +84,8 @@ class LiveSender {
 	 * @returns {Promise<AttemptResult>}
 	 */
 	async attempt(url, event, body, attempt, generation) {
-		const at = isoTime(Date.now());
+		const startedMs = Date.now();
+		const at = isoTime(startedMs);
 		const controller = new AbortController();
 		this.inFlight.add(controller);
 		/** @type {AttemptResult} */
@@ -111,6 +112,7 @@ class LiveSender {
 				error: result.error,
 				response_body: result.body,
 				at,
+				ms: Date.now() - startedMs,
 				empty_body: body === '',
 			});
 		}

@@ -44,10 +44,26 @@ function repositoryFileOf(url: string): string | undefined {
 }
 
 describe('README (the npm page)', () => {
-	test("is at most about 250 lines, in the community-node template's order of sections", () => {
+	test("is at most about 250 lines, opens with how to try it, then the community-node template's sections in order", () => {
 		expect(readme.split('\n').length).toBeLessThanOrEqual(250);
 		const sections = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-		expect(sections.slice(0, 7)).toEqual([
+		// A newcomer's first screen: the two commands, the Node.js version, the first run's cost, the login, Ctrl-C.
+		expect(sections[0]).toBe('Try it locally');
+		const tryIt = readme.slice(
+			readme.indexOf('## Try it locally'),
+			readme.indexOf('## Installation'),
+		);
+		expect(readme.indexOf('## Try it locally')).toBeLessThan(1200);
+		for (const needed of [
+			'npm ci && npm run demo',
+			'Node.js 20 or newer',
+			'about 10 minutes and 3 GB',
+			'the login',
+			'Ctrl-C',
+			'EBADENGINE',
+		])
+			expect(tryIt).toContain(needed);
+		expect(sections.slice(1, 8)).toEqual([
 			'Installation',
 			'Operations',
 			'Credentials',
@@ -57,6 +73,9 @@ describe('README (the npm page)', () => {
 			'Version history',
 		]);
 		expect(readme).toContain('**n8n Cloud:** only community nodes that n8n has verified');
+		// n8n 3 and the choice between the triggers, as the README's first screens say them.
+		expect(readme).toContain('`N8N_UNVERIFIED_PACKAGES_ENABLED=true`');
+		expect(readme).toContain('**Which trigger when:**');
 	});
 
 	test('shows the four jobs under Usage, one picture each', () => {

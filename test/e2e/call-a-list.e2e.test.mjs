@@ -2,9 +2,10 @@
 // n8n with the packed package, against the demo's seeded sandbox: twelve leads called five at once and at
 // most ten a minute, each outcome on its own lead's row, in the leads' order.
 // The clock is the real one. The example calls on weekdays 09:00–20:00 in each number's own time zone
-// (its leads are all +1 415: Los Angeles); what the test sets in it, and why:
-// - Calling Hours → Days: every day, and Hours: 8 hours from 30 minutes before Los Angeles' clock at the
-//   start of the run, so that every lead is inside its window whenever the test runs.
+// (its leads are all +1 415: Los Angeles); what the tests set in it, and why:
+// - to call every lead whenever the test runs, what the example's sticky note tells a builder: Calling
+//   Hours → Days every day, Hours From 00:00, Hours Until 24:00;
+// - to see every lead deferred, a window that closed an hour ago.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -59,11 +60,15 @@ describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_
 		);
 		const call = example.nodes.find((node) => node.name === CALL_NODE);
 		assert.equal(call.parameters.options.callingHours.hours.timeZone, 'number');
-		const losAngeles = wallClock('America/Los_Angeles', Date.now()).minutes;
+		const sticky = example.nodes.find((node) => node.name === 'About this workflow');
+		assert.match(
+			sticky.parameters.content,
+			/To place the calls now.*every day under \*Days\*, \*Hours From\* 00:00 and \*Hours Until\* 24:00/,
+		);
 		Object.assign(call.parameters.options.callingHours.hours, {
 			days: ALL_DAYS,
-			from: clockOf((losAngeles - 30 + 1440) % 1440),
-			until: clockOf((losAngeles + 450) % 1440),
+			from: '00:00',
+			until: '24:00',
 		});
 		await control('DELETE', '/call-load');
 		// The demo's sandbox has live calls of its own (a day long): the example's come on top of them.
@@ -88,6 +93,13 @@ describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_
 		for (const row of rows) {
 			assert.equal(row.ended, true, `${row.lead}'s call ended`);
 			assert.equal(row.outcome, 'ended', `${row.lead}'s outcome`);
+			// Every column has a value a CRM takes: a call that ended has no reason and no next call.
+			assert.deepEqual(
+				Object.entries(row).filter(([, value]) => value === null || value === undefined),
+				[],
+			);
+			assert.equal(row.reason, '');
+			assert.equal(row.next_call_at, '');
 			// The sandbox's calls to a number ending in 0000 fail, as an unanswered call would.
 			assert.equal(row.status, row.phone.endsWith('0000') ? 'failed' : 'completed');
 			assert.ok(Date.parse(row.end_seen_at) > Date.parse(row.placed_at), `${row.lead}: times`);
@@ -96,5 +108,39 @@ describe(`Example "call a list of leads" in n8n ${N8N_VERSION}`, { timeout: 600_
 		assert.equal(load.calls_created, leads.length);
 		assert.equal(load.max_in_progress - before, 5);
 		assert.ok(load.max_created_in_60s <= 10, `${load.max_created_in_60s} calls in 60 s`);
+	});
+
+	test('outside its Calling Hours: every lead deferred, its row saying why and when, nobody called', async () => {
+		const example = JSON.parse(
+			readFileSync(path.join(root, 'examples', 'call-a-list-of-leads.json'), 'utf8'),
+		);
+		const call = example.nodes.find((node) => node.name === CALL_NODE);
+		// A window from two hours ago to an hour ago in Los Angeles, every day: closed now.
+		const losAngeles = wallClock('America/Los_Angeles', Date.now()).minutes;
+		Object.assign(call.parameters.options.callingHours.hours, {
+			days: ALL_DAYS,
+			from: clockOf((losAngeles - 120 + 1440) % 1440),
+			until: clockOf((losAngeles - 60 + 1440) % 1440),
+		});
+		await control('DELETE', '/call-load');
+		const [id] = await importWorkflows(userFolder, [example]);
+		const run = await executeWorkflow(userFolder, id);
+		assert.equal(run.data.resultData.error, undefined, run.data.resultData.error?.message);
+
+		const rows = nodeOutput(run, 'Outcome per lead');
+		assert.equal(rows.length, 12);
+		for (const row of rows) {
+			assert.equal(row.outcome, 'deferred', row.lead);
+			assert.match(
+				row.reason,
+				new RegExp(`^\\${row.phone} was not called: it is outside Calling Hours`),
+			);
+			assert.ok(Date.parse(row.next_call_at) > Date.now(), `${row.lead}: ${row.next_call_at}`);
+			assert.deepEqual(
+				Object.entries(row).filter(([, value]) => value === null || value === undefined),
+				[],
+			);
+		}
+		assert.equal((await control('GET', '/call-load')).accounts[0].calls_created, 0);
 	});
 });

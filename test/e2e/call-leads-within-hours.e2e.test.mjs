@@ -12,7 +12,7 @@
 // - Calling Hours → Days: every day, so the result does not depend on the weekday of the run;
 // - Calling Hours → Hours: 8 hours from 30 minutes before Sydney's clock at the start of the run (09:00–20:00
 //   in the example), so that the real clock is inside in Sydney and outside in Perth, whenever the test runs;
-// - Call Again → Minutes Between Attempts: 0, so each pass is the failing lead's next attempt (60 in the example).
+// - Call Again → Minutes Apart: 0, so each pass is the failing lead's next attempt (60 in the example).
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';

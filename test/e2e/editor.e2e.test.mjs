@@ -1,9 +1,11 @@
 // The n8n editor in a real browser: Debian's Chromium driven by playwright-core (scripts/lib/browser.mjs)
 // against the pinned real n8n with the packed package, as a user clicks: finding the nodes in the node
 // panel, opening the Voice Agent node, picking an agent, testing the credential, and listening for a
-// test event on a published workflow; what a builder sees first: the short action names in the node
-// panel, an example's Call → Create at the node's current version (its Settings tab) and a tooltip of its
-// options. Those three screenshots go to test/e2e/screenshots/docs/, and with UPDATE_DOC_IMAGES=1 to
+// test event on a published workflow; what a builder sees first: the node panel's names and texts (the
+// short action names, the Voice Agent entry that says it places real phone calls, the Call History
+// Trigger by its whole name), an example's Call → Create at the node's current version (its Settings
+// tab) and a tooltip of its options, every label of every node whole, each trigger's notice pointing to
+// the other, and the first run of two examples from the obvious button (the export, the list's rows). Those three screenshots go to test/e2e/screenshots/docs/, and with UPDATE_DOC_IMAGES=1 to
 // docs/images/ (JPEG: n8n-node build would copy a PNG into dist/, which is published), where the README
 // and docs/voice-agent-node.md show them: a plain run leaves the tree as it was. One n8n start for the whole suite. When a check fails,
 // a screenshot of the page goes to test/e2e/screenshots/ and the error names the file.
@@ -27,6 +29,8 @@ import { SANDBOX_API_KEY } from '../../scripts/lib/demo-sandbox.mjs';
 import { importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
 import { waitFor } from '../../scripts/lib/processes.mjs';
+import { nodeOutput } from '../../scripts/lib/run-data.mjs';
+import { EVERY_LABEL_NODES, everyLabelWorkflow, labelsOf } from './support/every-label.mjs';
 import { installedPackage, voiceAgentCredential } from './support/installed-package.mjs';
 import { sandboxClient } from './support/sandbox-client.mjs';
 
@@ -43,6 +47,8 @@ const MAX_IMAGE_BYTES = 200 * 1024;
 /** The example a newcomer opens first, and its Call → Create node. */
 const LIST_EXAMPLE = 'call-a-list-of-leads';
 const LIST_CALL_NODE = 'Call 5 at once, 10 a minute';
+const LIST_ROWS_NODE = 'Outcome per lead';
+const EXPORT_EXAMPLE = 'export-call-transcripts';
 const OWNER = { email: 'browser@example.com', password: 'Br0wser-Passw0rd' };
 const CREDENTIAL = { id: 'VoiceAgentBrowsr', name: 'Voice Agent (sandbox)' };
 const TESTED_CREDENTIAL = { id: 'VoiceAgentTested', name: 'Voice Agent (connection test)' };
@@ -73,7 +79,7 @@ const SHORT_ACTIONS = [
 	'Delete an agent',
 	'Get an agent',
 	'Get many agents',
-	'Create a call',
+	'Create a real phone call',
 	'Get a call',
 	'Get many calls',
 	'Set the context of a live call',
@@ -84,6 +90,9 @@ const CREATE_OPTIONS = VOICE_AGENT.properties.find(
 		property.name === 'options' && property.displayOptions?.show?.operation?.includes('create'),
 ).options;
 const wordsOf = (text) => text.split(/\s+/).filter(Boolean).length;
+/** How the node panel lists each trigger: the Voice Agent Trigger merged with the node of its name. */
+const panelNameOf = (trigger) =>
+	trigger.name === 'voiceAgentTrigger' ? VOICE_AGENT.displayName : trigger.displayName;
 
 let sandbox;
 let userFolder;
@@ -112,7 +121,14 @@ before(async () => {
 
 	sandbox = await startSandbox({ port: 0, apiKeys: [SANDBOX_API_KEY], agents: 0, calls: 0 });
 	client = sandboxClient(sandbox, SANDBOX_API_KEY);
-	await client.control('POST', '/seed', { agents: 3, calls: 3 });
+	// Four agents: the list example calls from the fourth, "Sales Follow-up". Two calls stay in progress
+	// for a day: the export example must leave them out.
+	await client.control('POST', '/seed', {
+		agents: 4,
+		calls: 3,
+		live_calls: 2,
+		call_duration_ms: 86_400_000,
+	});
 	const { agents } = await api('GET', '/agents?limit=100');
 	listenAgent = agents[0];
 	await importCredentials(
@@ -121,45 +137,50 @@ before(async () => {
 			voiceAgentCredential(credential, SANDBOX_API_KEY, sandbox.baseUrl),
 		),
 	);
-	const listExample = JSON.parse(
-		readFileSync(path.join(ROOT, 'examples', `${LIST_EXAMPLE}.json`), 'utf8'),
-	);
-	for (const node of listExample.nodes)
-		if (node.credentials?.voiceAgentApi) node.credentials = credentialOf(CREDENTIAL);
-	[workflows.calls, workflows.listen, workflows.list] = await importWorkflows(userFolder, [
-		{
-			name: 'Browser: calls of an agent',
-			nodes: [
-				{
-					name: 'Calls of an agent',
-					type: 'n8n-nodes-voice-agent.voiceAgent',
-					typeVersion: 1,
-					position: [0, 0],
-					parameters: { resource: 'call', operation: 'getMany' },
-					credentials: credentialOf(CREDENTIAL),
-				},
-			],
-		},
-		{
-			name: 'Browser: listen while published',
-			nodes: [
-				{
-					name: 'When a call starts',
-					type: 'n8n-nodes-voice-agent.voiceAgentTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					webhookId: '7b0e6c2a-1f3d-4e5a-9b8c-0d1e2f3a4b5c',
-					parameters: {
-						agent: { __rl: true, mode: 'id', value: listenAgent.id },
-						events: ['call_started'],
-						options: {},
+	/** An example as shipped, its credential the suite's. */
+	const example = (name) => {
+		const workflow = JSON.parse(readFileSync(path.join(ROOT, 'examples', `${name}.json`), 'utf8'));
+		for (const node of workflow.nodes)
+			if (node.credentials?.voiceAgentApi) node.credentials = credentialOf(CREDENTIAL);
+		return workflow;
+	};
+	[workflows.calls, workflows.listen, workflows.list, workflows.export, workflows.everyLabel] =
+		await importWorkflows(userFolder, [
+			{
+				name: 'Browser: calls of an agent',
+				nodes: [
+					{
+						name: 'Calls of an agent',
+						type: 'n8n-nodes-voice-agent.voiceAgent',
+						typeVersion: 1,
+						position: [0, 0],
+						parameters: { resource: 'call', operation: 'getMany' },
+						credentials: credentialOf(CREDENTIAL),
 					},
-					credentials: credentialOf(CREDENTIAL),
-				},
-			],
-		},
-		listExample,
-	]);
+				],
+			},
+			{
+				name: 'Browser: listen while published',
+				nodes: [
+					{
+						name: 'When a call starts',
+						type: 'n8n-nodes-voice-agent.voiceAgentTrigger',
+						typeVersion: 1,
+						position: [0, 0],
+						webhookId: '7b0e6c2a-1f3d-4e5a-9b8c-0d1e2f3a4b5c',
+						parameters: {
+							agent: { __rl: true, mode: 'id', value: listenAgent.id },
+							events: ['call_started'],
+							options: {},
+						},
+						credentials: credentialOf(CREDENTIAL),
+					},
+				],
+			},
+			example(LIST_EXAMPLE),
+			example(EXPORT_EXAMPLE),
+			everyLabelWorkflow(PACKAGE.name),
+		]);
 
 	server = await startN8nServer(userFolder);
 	log(`n8n started in ${server.startMs} ms at ${server.url}`);
@@ -191,16 +212,13 @@ async function search(term) {
 }
 
 /**
- * A trigger node in the node panel's list. The panel names a trigger that has events to choose from
- * without " Trigger" ("Voice Agent Trigger" shows as "Voice Agent"), and a name followed by a badge
- * (the community node mark) has a trailing space in its text.
+ * A trigger node in the node panel's list, by the name the panel gives it (see panelNameOf); a name
+ * followed by a badge (the community node mark) has a trailing space in its text.
  */
 const panelItem = (trigger) =>
 	page
 		.locator('[data-test-id="node-creator-item-name"]:visible', {
-			hasText: new RegExp(
-				`^\\s*(${trigger.displayName}|${trigger.displayName.replace(/ Trigger$/, '')})\\s*$`,
-			),
+			hasText: new RegExp(`^\\s*${panelNameOf(trigger)}\\s*$`),
 		})
 		.first();
 
@@ -218,7 +236,7 @@ async function waitForPanelItem(trigger, term) {
 				),
 			);
 		throw new Error(
-			`searching "${term}" does not show ${trigger.displayName}; the panel has: ${shown.join(', ')}`,
+			`searching "${term}" does not show ${panelNameOf(trigger)}; the panel has: ${shown.join(', ')}`,
 			{ cause: error },
 		);
 	}
@@ -226,7 +244,7 @@ async function waitForPanelItem(trigger, term) {
 
 describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 	step(
-		'the node panel finds the triggers and the actions by voice, voice agent, call, transcript and phone',
+		'the node panel finds the triggers and the actions by voice, voice agent, call, transcript and phone, by their whole names, and says the node places real phone calls',
 		async () => {
 			await openWorkflow(page, `${server.url}/workflow/new`);
 			await page.locator('[data-test-id="canvas-add-button"]').click();
@@ -235,7 +253,18 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 				for (const trigger of TRIGGERS) await waitForPanelItem(trigger, term);
 			}
 			await search('voice');
-			await panelItem(TRIGGERS[0]).click();
+			const entries = (
+				await page.locator('[data-test-id="node-creator-item-name"]:visible').allInnerTexts()
+			).map((name) => name.trim());
+			assert.ok(entries.includes('Voice Agent Call History Trigger'), entries.join(', '));
+			assert.ok(!entries.includes('Voice Agent Call History'), entries.join(', '));
+			await panelItem(TRIGGERS.find((trigger) => trigger.name === 'voiceAgentTrigger')).click();
+			// The merged entry's details, before a workflow has a trigger: what the whole node does.
+			await page.getByText('On call started', { exact: true }).waitFor();
+			assert.match(
+				await page.locator('[data-test-id="node-creator"]').innerText(),
+				/Voice agents and their phone calls: place real phone calls/,
+			);
 			await page.getByText('On call started', { exact: true }).click();
 			await page.locator('[data-test-id="ndv"]').waitFor();
 			await closeNode(page);
@@ -259,8 +288,9 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 				);
 				if (term === SEARCH_TERMS[0]) {
 					assert.deepEqual(ACTIONS, SHORT_ACTIONS);
+					// The model's tool descriptions stay the model's.
 					assert.deepEqual(
-						shown.filter((name) => /without changing anything|real phone call/.test(name)),
+						shown.filter((name) => /without changing anything|allowed number/.test(name)),
 						[],
 					);
 					await docImage('node-panel-voice-agent-actions');
@@ -372,6 +402,153 @@ describe('the n8n editor in a browser', { timeout: 600_000 }, () => {
 				new RegExp(`node version ${VOICE_AGENT.defaultVersion} \\(Latest\\)`),
 			);
 			await docImage('example-call-create-settings');
+			await closeNode(page);
+		},
+	);
+
+	step(
+		"every label of every node is whole, and each trigger's notice points to the other trigger",
+		async () => {
+			await openWorkflow(page, `${server.url}/workflow/${workflows.everyLabel}`);
+			const shown = new Set();
+			const cut = [];
+			const notices = {};
+			for (const name of EVERY_LABEL_NODES) {
+				await openNode(page, name);
+				const ndv = page.locator('[data-test-id="ndv"]');
+				// A label is cut when an element of it holds more text than it shows (the editor's "…"). The
+				// panel draws nested fields a moment later: read until two reads agree.
+				const readLabels = () =>
+					ndv.locator('[data-test-id="input-label"]').evaluateAll((elements) =>
+						elements.map((element) => {
+							const label = element.querySelector('label') ?? element;
+							const overflowing = [label, ...label.querySelectorAll('*')].filter(
+								(part) =>
+									part.scrollWidth > part.clientWidth + 1 &&
+									getComputedStyle(part).overflow !== 'visible',
+							);
+							return {
+								text: label.innerText.split('\n')[0].replace(/\*$/, '').trim(),
+								widths: overflowing.map((part) => `${part.scrollWidth} px in ${part.clientWidth}`),
+							};
+						}),
+					);
+				let labels = await readLabels();
+				for (let read = 0; read < 20; read++) {
+					await page.waitForTimeout(300);
+					const again = await readLabels();
+					if (JSON.stringify(again) === JSON.stringify(labels)) break;
+					labels = again;
+				}
+				for (const { text, widths } of labels) {
+					shown.add(text);
+					if (widths.length > 0) cut.push(`${name} → ${text} (${widths.join(', ')})`);
+				}
+				if (/Trigger/.test(name)) notices[name] = (await ndv.innerText()).replace(/\s+/g, ' ');
+				await closeNode(page);
+			}
+			assert.deepEqual(cut, [], 'labels the editor cuts short');
+			for (const node of NODES) {
+				const unseen = [...labelsOf(node)].filter((label) => !shown.has(label));
+				assert.deepEqual(unseen, [], `labels of ${node.displayName} the suite did not open`);
+			}
+			assert.match(
+				notices['Voice Agent Trigger, every option'],
+				/For a scheduled export or report of calls, use the Voice Agent Call History Trigger/,
+			);
+			assert.match(
+				notices['Call History Trigger, every option'],
+				/To act the moment a call ends, or to answer an agent's tool call, use the Voice Agent Trigger/,
+			);
+		},
+	);
+
+	step(
+		"the export example's first run: Execute workflow exports every call that ended, and only those",
+		async () => {
+			const { calls } = await api('GET', '/calls?limit=100');
+			const ended = calls.filter((call) => call.status !== 'in_progress');
+			assert.ok(ended.length > 0 && ended.length < calls.length, 'calls ended and in progress');
+
+			await openWorkflow(page, `${server.url}/workflow/${workflows.export}`);
+			const button = page.locator('[data-test-id="execute-workflow-button"]');
+			// One trigger: the obvious button runs it, nothing to choose first.
+			assert.equal((await button.innerText()).replace(/\s+/g, ' ').trim(), 'Execute workflow');
+			await button.click();
+			const [run] = await server.rest.waitForExecutions(workflows.export, { timeoutMs: 60_000 });
+			assert.equal(run.status, 'success', JSON.stringify(run.data?.resultData?.error ?? {}));
+
+			const rows = nodeOutput(run, 'One row per call');
+			assert.deepEqual(
+				rows.map((row) => row.call_id).sort(),
+				ended.map((call) => call.id).sort(),
+				'one row per call that ended',
+			);
+			for (const row of rows) {
+				assert.notEqual(row.status, 'in_progress');
+				assert.ok(row.ended, `${row.call_id} has its end time`);
+				if (row.status === 'completed') assert.ok(row.transcript, `${row.call_id}'s transcript`);
+			}
+			assert.equal(nodeOutput(run, 'Transcripts as CSV').length, 1);
+			// What the builder sees: the rows going into the CSV.
+			await page
+				.locator('[data-test-id="edge-label"]', {
+					hasText: new RegExp(`^\\s*${rows.length} items\\s*$`),
+				})
+				.first()
+				.waitFor();
+		},
+	);
+
+	step(
+		"the list example's first run from the obvious button: one outcome row per lead, and a deferred lead says why, never null or undefined",
+		async () => {
+			await openWorkflow(page, `${server.url}/workflow/${workflows.list}`);
+			await page.locator('[data-test-id="execute-workflow-button"]').click();
+			// Inside its Calling Hours (weekdays 09:00–20:00 in Los Angeles) the calls take about 1½ minutes.
+			const [run] = await server.rest.waitForExecutions(workflows.list, { timeoutMs: 300_000 });
+			assert.equal(run.status, 'success', JSON.stringify(run.data?.resultData?.error ?? {}));
+			const rows = nodeOutput(run, LIST_ROWS_NODE);
+			assert.equal(rows.length, 12);
+			const outcomes = {};
+			for (const row of rows) {
+				outcomes[row.outcome] = (outcomes[row.outcome] ?? 0) + 1;
+				assert.deepEqual(
+					Object.entries(row).filter(([, value]) => value === null || value === undefined),
+					[],
+					`${row.lead}'s row`,
+				);
+				if (row.outcome === 'deferred') {
+					assert.match(row.reason, /was not called: it is outside Calling Hours/);
+					assert.ok(Date.parse(row.next_call_at) > Date.now(), `${row.lead}: next_call_at`);
+				} else {
+					assert.equal(row.outcome, 'ended', `${row.lead}: ${row.reason}`);
+					assert.ok(row.call_id && row.status, `${row.lead}: the call`);
+				}
+			}
+			log(`the list example: ${JSON.stringify(outcomes)}`);
+
+			// The table the builder reads: the reason shows, no cell says null or undefined.
+			await openNode(page, LIST_ROWS_NODE);
+			const output = page.locator('[data-test-id="output-panel"]');
+			const table = output.locator('table').first();
+			await table.waitFor();
+			const header = (await table.locator('thead th').allInnerTexts()).map((text) => text.trim());
+			assert.ok(header.includes('reason'), header.join(', '));
+			const cells = await table
+				.locator('tbody tr')
+				.evaluateAll((trs) =>
+					trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.innerText.trim())),
+				);
+			assert.ok(cells.length > 0);
+			for (const row of cells) {
+				assert.deepEqual(
+					row.filter((cell) => cell === 'null' || cell === 'undefined'),
+					[],
+				);
+				const reason = row[header.indexOf('reason')];
+				if (row[header.indexOf('outcome')] === 'deferred') assert.match(reason, /was not called/);
+			}
 			await closeNode(page);
 		},
 	);

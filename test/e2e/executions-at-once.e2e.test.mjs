@@ -252,7 +252,7 @@ describe(
 	`n8n ${N8N_VERSION}'s MCP Server Trigger with the Voice Agent tool`,
 	{ timeout: 300_000 },
 	() => {
-		// The action names people read are short ("Create a call"); what a client reads is unchanged: the
+		// The action names people read are short ("Create a real phone call"); what a client reads is unchanged: the
 		// words n8n made from the former action names, for a tool saved before (Description Type: auto) and
 		// for one added today.
 		test('tools/list: each tool says what it does in the world and its rules', async () => {

@@ -19,6 +19,9 @@ import { manualTrigger } from './support/workflows.mjs';
 
 const API_KEY = 'e2e-sandbox-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
+/** An account the sandbox serves as the live service answers (its live profile). */
+const LIVE_API_KEY = 'e2e-live-key';
+const LIVE_CREDENTIAL = { id: 'VoiceAgentLiveSb', name: 'Voice Agent (live service)' };
 const VOICE_AGENT = 'n8n-nodes-voice-agent.voiceAgent';
 const N8N_VERSION = selectRuntime().n8n;
 const log = (line) => console.log(`[e2e] ${line}`);
@@ -45,14 +48,14 @@ function readExample(name) {
 	return JSON.parse(readFileSync(path.join(root, 'examples', `${name}.json`), 'utf8'));
 }
 
-function voiceAgentNode(name, x, parameters) {
+function voiceAgentNode(name, x, parameters, credential = CREDENTIAL) {
 	return {
 		name,
 		type: VOICE_AGENT,
 		typeVersion: 1,
 		position: [x, 0],
 		parameters,
-		credentials: { voiceAgentApi: CREDENTIAL },
+		credentials: { voiceAgentApi: credential },
 	};
 }
 
@@ -101,11 +104,15 @@ before(async () => {
 	log(`n8n ${N8N_VERSION} runtime ready after ${setup.seconds} s`);
 	log(`installed ${setup.installed.name}@${setup.installed.version} into ${userFolder}/.n8n/nodes`);
 
-	sandbox = await startEmptySandbox(API_KEY);
+	sandbox = await startEmptySandbox(API_KEY, {
+		apiKeys: [API_KEY, LIVE_API_KEY],
+		profiles: { [LIVE_API_KEY]: 'live' },
+	});
 	await sandboxCall('POST', '/seed', { agents: 3, calls: 30 }, { control: true });
 	// A trailing slash, as users paste it: the nodes must tolerate it.
 	await importCredentials(userFolder, [
 		voiceAgentCredential(CREDENTIAL, API_KEY, `${sandbox.baseUrl}/`),
+		voiceAgentCredential(LIVE_CREDENTIAL, LIVE_API_KEY, sandbox.baseUrl),
 	]);
 });
 
@@ -225,11 +232,13 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 			(entry) => `${entry.method} ${entry.path} ${entry.status}`,
 		);
 		assert.deepEqual(wire, [
+			'GET /v1/agents 200', // Create or Update reads the agents once, to send an agent's other fields back
 			'POST /v1/agent 200',
 			'GET /v1/agent 200',
 			'GET /v1/agent 200', // Place call resolves the agent's phone number
 			'GET /v1/calls 200', // ... and notes the latest calls to that number before dialling
 			'POST /v1/call 200',
+			'GET /v1/call 200', // Set context reads the call first: its state, its id's JSON type
 			'POST /v1/call/context 200',
 			'GET /v1/call 200',
 			'GET /v1/calls 200',
@@ -277,7 +286,8 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 	});
 
 	// The export example starts with the Call History Trigger, which `n8n execute` passes through without
-	// polling: callHistory.e2e.test.mjs runs it published. Its "Run now" branch is this Get Many.
+	// polling: callHistory.e2e.test.mjs runs it published, the browser suite from the editor's button. Its
+	// branch for a run from the editor is this Get Many (then only the calls that ended).
 	test('an export on demand: Get Many with Include Transcripts, Transcript Format Text', async () => {
 		const { calls } = await sandboxCall('GET', '/calls?limit=100');
 		const run = await runWorkflow(
@@ -301,6 +311,36 @@ describe(`Voice Agent node in n8n ${N8N_VERSION} (n8n execute)`, { timeout: 600_
 		const full = await sandboxCall('GET', `/call?id=${completed.id}`);
 		assert.equal(completed.transcript, undefined);
 		assert.equal(completed.transcript_text, transcriptLines(full.transcript));
+	});
+
+	test('the live service: Return All over 250 calls placed 30 a second outputs every call once', async () => {
+		await sandboxCall(
+			'POST',
+			'/seed',
+			{ calls: 250, calls_per_second: 30, api_key: LIVE_API_KEY },
+			{ control: true },
+		);
+		// The live service has no maximum page size: one page holds them all, in its order.
+		const { calls } = await requestSandbox(sandbox, LIVE_API_KEY, 'GET', '/calls?limit=1000');
+		assert.equal(calls.length, 250);
+		const run = await runWorkflow(
+			chain('E2E: every call of the live service', [
+				manualTrigger(),
+				voiceAgentNode(
+					'All calls',
+					200,
+					{ resource: 'call', operation: 'getMany', returnAll: true },
+					LIVE_CREDENTIAL,
+				),
+			]),
+		);
+		const output = nodeOutput(run, 'All calls');
+		assert.deepEqual(
+			output.map((call) => call.id),
+			calls.map((call) => String(call.id)),
+			'every call once, newest first, its id as text',
+		);
+		assert.ok(output.every((call) => ['completed', 'not_connected'].includes(call.status)));
 	});
 
 	test("example: push context into a live call, as shipped, against the demo's sandbox", async () => {

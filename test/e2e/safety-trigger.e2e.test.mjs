@@ -2,8 +2,9 @@
 // default, or the one VOICE_AGENT_N8N_VERSION names), the packed package installed as users install it.
 // Changing Token Rotation and publishing again makes the old token 401, also after n8n restarts; a
 // When Last Node Finishes run that failed is run again on the service's redelivery, and a redelivery
-// of an event whose run succeeded starts nothing; a delivery refused because the call details could
-// not be read leaves no failed execution; the workflow export and its static data hold no token.
+// of an event whose run succeeded starts nothing; a delivery whose call details cannot be read runs at
+// once without them (answered 200, no failed execution); the workflow export and its static data hold no
+// token.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFileSync, rmSync } from 'node:fs';
@@ -19,12 +20,17 @@ import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-safety-trigger-key';
 const CREDENTIAL = { id: 'VoiceAgentSandbx', name: 'Voice Agent (sandbox)' };
+/** An account of the same sandbox served as the live service runs: its events never come again. */
+const LIVE_KEY = 'e2e-safety-trigger-live-key';
+const LIVE_CREDENTIAL = { id: 'VoiceAgentLiveSb', name: 'Voice Agent (live sandbox)' };
+const LIVE_CALLS = 20;
 const TRIGGER_TYPE = 'n8n-nodes-voice-agent.voiceAgentTrigger';
 const N8N_VERSION = selectRuntime().n8n;
 const log = (line) => console.log(`[e2e] ${line}`);
 
 let sandbox;
 let api;
+let liveApi;
 let userFolder;
 let setup;
 let server;
@@ -35,15 +41,15 @@ const crmRequests = [];
 const ids = {};
 const agents = {};
 
-function triggerNode(agentId, webhookId, parameters) {
+function triggerNode(agentId, webhookId, parameters, credential = CREDENTIAL) {
 	return {
 		name: 'Voice Agent Trigger',
 		type: TRIGGER_TYPE,
 		typeVersion: 1,
 		position: [0, 0],
 		webhookId,
-		parameters: { agent: { __rl: true, mode: 'id', value: agentId }, ...parameters },
-		credentials: { voiceAgentApi: CREDENTIAL },
+		parameters: { agent: { __rl: true, mode: 'id', value: String(agentId) }, ...parameters },
+		credentials: { voiceAgentApi: credential },
 	};
 }
 
@@ -81,19 +87,25 @@ async function startServer() {
 	await server.setupOwnerAndLogin();
 }
 
-async function webhookOf(agentId) {
-	return (await api.call('GET', `/agent?id=${agentId}`)).webhook;
+async function webhookOf(agentId, client = api) {
+	return (await client.call('GET', `/agent?id=${agentId}`)).webhook;
 }
+
+const tally = (values) => {
+	const counts = {};
+	for (const value of values) counts[value] = (counts[value] ?? 0) + 1;
+	return counts;
+};
 
 function tokenOf(webhook) {
 	return new URL(webhook).searchParams.get('token');
 }
 
 /** Waits until the agent's webhook is not `previous` any more (a publish applies asynchronously). */
-async function webhookChangedFrom(agentId, previous, timeoutMs = 30_000) {
+async function webhookChangedFrom(agentId, previous, timeoutMs = 30_000, client = api) {
 	const deadline = Date.now() + timeoutMs;
 	for (;;) {
-		const webhook = await webhookOf(agentId);
+		const webhook = await webhookOf(agentId, client);
 		if (webhook && webhook !== previous) return webhook;
 		if (Date.now() > deadline) throw new Error(`the agent's webhook stayed ${previous}`);
 		await new Promise((resolve) => setTimeout(resolve, 250));
@@ -138,10 +150,14 @@ before(async () => {
 	crm = { server: crmServer, url: `http://127.0.0.1:${crmServer.address().port}` };
 
 	sandbox = await startEmptySandbox(API_KEY, {
+		apiKeys: [API_KEY, LIVE_KEY],
+		profiles: { [LIVE_KEY]: 'live' },
 		callDurationMs: 3_600_000,
 		webhookRetryDelayMs: 300,
 	});
 	api = sandboxClient(sandbox, API_KEY);
+	liveApi = sandboxClient(sandbox, LIVE_KEY);
+	agents.live = await liveApi.call('POST', '/agent', { name: 'E2E Live Desk' });
 	agents.rotating = await api.call('POST', '/agent', {
 		name: 'E2E Rotation Desk',
 		area_code: '415',
@@ -154,72 +170,99 @@ before(async () => {
 		name: 'E2E Transcript Desk',
 		area_code: '415',
 	});
-	await importCredentials(userFolder, [voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl)]);
-	[ids.rotating, ids.failing, ids.reading, ids.details] = await importWorkflows(userFolder, [
-		rotatingWorkflow(agents.rotating.id, {}),
-		// A workflow that writes each call to a CRM, answering with what the CRM said: the CRM fails once,
-		// so the first run fails (n8n answers 500) and the service delivers the event again.
-		linked(
-			'E2E: CRM fails once',
-			triggerNode(agents.failing.id, '7a2e9c10-2222-4c11-9a01-00000000b0b2', {
-				events: ['call_started'],
-				responseMode: 'lastNode',
-				options: {},
-			}),
-			{
-				name: 'Write to CRM',
-				type: 'n8n-nodes-base.httpRequest',
-				typeVersion: 4.2,
-				position: [240, 0],
-				parameters: { url: `=${crm.url}/calls?id={{ $json.call_id }}`, options: {} },
-			},
-		),
-		// Agent → Get behind a Webhook node: its output is the answer, and stays in the execution history.
-		linked(
-			'E2E: read the agent',
-			{
-				name: 'Read',
-				type: 'n8n-nodes-base.webhook',
-				typeVersion: 2,
-				position: [0, 0],
-				webhookId: '7a2e9c10-3333-4c11-9a01-00000000c0c3',
-				parameters: {
-					httpMethod: 'POST',
-					path: 'read-agent',
+	await importCredentials(userFolder, [
+		voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl),
+		voiceAgentCredential(LIVE_CREDENTIAL, LIVE_KEY, sandbox.baseUrl),
+	]);
+	[ids.rotating, ids.failing, ids.reading, ids.details, ids.live] = await importWorkflows(
+		userFolder,
+		[
+			rotatingWorkflow(agents.rotating.id, {}),
+			// A workflow that writes each call to a CRM, answering with what the CRM said: the CRM fails once,
+			// so the first run fails (n8n answers 500) and the service delivers the event again.
+			linked(
+				'E2E: CRM fails once',
+				triggerNode(agents.failing.id, '7a2e9c10-2222-4c11-9a01-00000000b0b2', {
+					events: ['call_started'],
 					responseMode: 'lastNode',
 					options: {},
+				}),
+				{
+					name: 'Write to CRM',
+					type: 'n8n-nodes-base.httpRequest',
+					typeVersion: 4.2,
+					position: [240, 0],
+					parameters: { url: `=${crm.url}/calls?id={{ $json.call_id }}`, options: {} },
 				},
-			},
-			{
-				name: 'Agent',
-				type: 'n8n-nodes-voice-agent.voiceAgent',
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {
-					resource: 'agent',
-					operation: 'get',
-					agent: { __rl: true, mode: 'id', value: agents.rotating.id },
+			),
+			// Agent → Get behind a Webhook node: its output is the answer, and stays in the execution history.
+			linked(
+				'E2E: read the agent',
+				{
+					name: 'Read',
+					type: 'n8n-nodes-base.webhook',
+					typeVersion: 2,
+					position: [0, 0],
+					webhookId: '7a2e9c10-3333-4c11-9a01-00000000c0c3',
+					parameters: {
+						httpMethod: 'POST',
+						path: 'read-agent',
+						responseMode: 'lastNode',
+						options: {},
+					},
 				},
-				credentials: { voiceAgentApi: CREDENTIAL },
-			},
-		),
-		// Call Ended with Include Call Details: a delivery whose call cannot be read is refused.
-		linked(
-			'E2E: call details',
-			triggerNode(agents.details.id, '7a2e9c10-4444-4c11-9a01-00000000d0d4', {
-				events: ['call_ended'],
-				responseMode: 'onReceived',
-				options: { includeCallDetails: true },
-			}),
-			{
-				name: 'Noted',
-				type: 'n8n-nodes-base.noOp',
-				typeVersion: 1,
-				position: [240, 0],
-				parameters: {},
-			},
-		),
-	]);
+				{
+					name: 'Agent',
+					type: 'n8n-nodes-voice-agent.voiceAgent',
+					typeVersion: 1,
+					position: [240, 0],
+					parameters: {
+						resource: 'agent',
+						operation: 'get',
+						agent: { __rl: true, mode: 'id', value: agents.rotating.id },
+					},
+					credentials: { voiceAgentApi: CREDENTIAL },
+				},
+			),
+			// Call Ended with Include Call Details: a delivery whose call cannot be read runs without it.
+			linked(
+				'E2E: call details',
+				triggerNode(agents.details.id, '7a2e9c10-4444-4c11-9a01-00000000d0d4', {
+					events: ['call_ended'],
+					responseMode: 'onReceived',
+					options: { includeCallDetails: true },
+				}),
+				{
+					name: 'Noted',
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					position: [240, 0],
+					parameters: {},
+				},
+			),
+			// The live service's calls: each call_ended, with the call it carries.
+			linked(
+				'E2E: live calls',
+				triggerNode(
+					agents.live.id,
+					'7a2e9c10-5555-4c11-9a01-00000000e0e5',
+					{
+						events: ['call_ended'],
+						responseMode: 'onReceived',
+						options: { includeCallDetails: true },
+					},
+					LIVE_CREDENTIAL,
+				),
+				{
+					name: 'Noted',
+					type: 'n8n-nodes-base.noOp',
+					typeVersion: 1,
+					position: [240, 0],
+					parameters: {},
+				},
+			),
+		],
+	);
 	await startServer();
 });
 
@@ -358,7 +401,7 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 		await server.rest.deactivateWorkflow(ids.failing);
 	});
 
-	test('a delivery refused because the call details could not be read is answered 503 by the trigger and leaves no failed execution; the redelivery starts one', async () => {
+	test('a delivery whose call details cannot be read is answered 200 and runs once, without the call, saying why; no failed execution', async () => {
 		await server.rest.activateWorkflow(ids.details);
 		await webhookChangedFrom(agents.details.id, '');
 		const call = await api.call('POST', '/call', {
@@ -366,7 +409,7 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 			to: '+14155550144',
 			context: 'Transcript',
 		});
-		// Both attempts of the trigger's read fail; the service's redelivery finds the service well.
+		// Both attempts of the trigger's read fail.
 		await api.control('POST', '/faults', {
 			error_rate: 1,
 			status: 503,
@@ -381,22 +424,15 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 			deliveries = (await api.deliveries()).filter(
 				(entry) => entry.call_id === call.id && entry.event_type === 'call_ended',
 			);
-			if (deliveries.some((entry) => entry.status === 200)) break;
+			if (deliveries.some((entry) => entry.status !== null)) break;
 			await new Promise((resolve) => setTimeout(resolve, 250));
 		}
 		log(`deliveries: ${deliveries.map((entry) => `${entry.attempt}:${entry.status}`).join(' ')}`);
 		assert.deepEqual(
 			deliveries.map((entry) => [entry.attempt, entry.status]),
-			[
-				[1, 503],
-				[2, 200],
-			],
+			[[1, 200]],
 		);
-		// The trigger's own short answer, not n8n's error page with a stack trace.
-		assert.deepEqual(JSON.parse(deliveries[0].response_body), {
-			error: 'Service Unavailable',
-			message: 'The call details could not be read in time; deliver the event again later',
-		});
+		assert.deepEqual(JSON.parse(deliveries[0].response_body), { received: true });
 		const [execution] = await server.rest.waitForExecutions(ids.details, { count: 1 });
 		await new Promise((resolve) => setTimeout(resolve, 1000));
 		assert.equal(await executionCount(ids.details), 1);
@@ -404,7 +440,48 @@ describe(`Voice Agent Trigger token and redeliveries in a running n8n ${N8N_VERS
 			await server.rest.countExecutions({ workflowId: ids.details, status: 'error' }),
 			0,
 		);
-		assert.match(JSON.stringify(execution), /"transcript"/);
+		const item = execution.data.resultData.runData['Voice Agent Trigger'][0].data.main[0][0].json;
+		assert.equal(item.call, undefined);
+		assert.match(item.call_details_skipped, /^Call details not read: /);
 		await server.rest.deactivateWorkflow(ids.details);
+	});
+
+	test(`the live service's sender (no retry of any answer): ${LIVE_CALLS} calls one after another, each call_ended answered 200 and run once, with the call it carries`, async () => {
+		await server.rest.activateWorkflow(ids.live);
+		await webhookChangedFrom(agents.live.id, '', 30_000, liveApi);
+		await liveApi.control('DELETE', '/deliveries');
+		const calls = [];
+		for (let index = 0; index < LIVE_CALLS; index++) {
+			const call = await liveApi.call('POST', '/call', {
+				from: agents.live.phone_number,
+				to: `+1415555${String(2000 + index)}`,
+			});
+			calls.push(call);
+			// It connects now (call_started) and ends 300 ms later (call_ended).
+			await liveApi.control('POST', `/calls/${call.id}/connect`, { call_duration_ms: 300 });
+			await server.rest.waitForExecutions(ids.live, { count: index + 1, timeoutMs: 30_000 });
+		}
+		const deliveries = await liveApi.deliveries();
+		log(
+			`live deliveries: ${JSON.stringify(tally(deliveries.map((entry) => `${entry.event_type} ${entry.status}`)))}`,
+		);
+		assert.deepEqual(tally(deliveries.map((entry) => `${entry.event_type} ${entry.status}`)), {
+			[`call_started 200`]: LIVE_CALLS,
+			[`call_ended 200`]: LIVE_CALLS,
+		});
+		assert.equal(await executionCount(ids.live), LIVE_CALLS);
+		const executions = await server.rest.waitForExecutions(ids.live, { count: LIVE_CALLS });
+		const items = executions.map(
+			(execution) =>
+				execution.data.resultData.runData['Voice Agent Trigger'][0].data.main[0][0].json,
+		);
+		assert.deepEqual(
+			items.map((item) => item.call_id).sort(),
+			calls.map((call) => String(call.id)).sort(),
+			'each call_ended ran once',
+		);
+		for (const item of items) assert.equal(item.call.status, 'completed');
+		assert.equal(await server.rest.countExecutions({ workflowId: ids.live, status: 'error' }), 0);
+		await server.rest.deactivateWorkflow(ids.live);
 	});
 });

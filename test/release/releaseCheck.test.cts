@@ -174,6 +174,62 @@ describe('release:check', () => {
 	});
 });
 
+/** `toolProblems` of scripts/lib/release-tools.mjs for these tools, run as the release check runs it. */
+function toolProblems(tools: object[]): string[] {
+	const module = path.join(ROOT, 'scripts', 'lib', 'release-tools.mjs');
+	const result = spawnSync(
+		process.execPath,
+		[
+			'--input-type=module',
+			'-e',
+			`const { toolProblems } = await import(${JSON.stringify(module)}); console.log(JSON.stringify(toolProblems(${JSON.stringify(tools)})));`,
+		],
+		{ encoding: 'utf8' },
+	);
+	expect(result.stderr).toBe('');
+	return JSON.parse(result.stdout) as string[];
+}
+
+describe("release:check -- --package: n8n's newest lint rules and scanner", () => {
+	const CLI = '@n8n/node-cli';
+
+	test('passes when the pinned and installed tools are the registry’s newest', () => {
+		expect(
+			toolProblems([{ name: CLI, pinned: '0.48.3', installed: '0.48.3', newest: '0.48.3' }]),
+		).toEqual([]);
+	});
+
+	test('refuses an older pin, saying how to take the newest', () => {
+		expect(
+			toolProblems([{ name: CLI, pinned: '0.48.3', installed: '0.48.3', newest: '0.49.0' }]),
+		).toEqual([
+			"@n8n/node-cli is pinned at 0.48.3, but the registry's newest is 0.49.0: npm install --save-dev --save-exact @n8n/node-cli@0.49.0, run npm test, commit, then tag again",
+		]);
+	});
+
+	test('refuses when the registry does not answer, when the tool is not a devDependency, or not installed as pinned', () => {
+		expect(
+			toolProblems([
+				{ name: CLI, pinned: '0.48.3', installed: '0.48.3' },
+				{ name: '@n8n/scan-community-package', newest: '0.32.0' },
+				{ name: 'other', pinned: '1.0.0', installed: '0.9.0', newest: '1.0.0' },
+			]),
+		).toEqual([
+			'the registry did not say which @n8n/node-cli is the newest: the release needs it to check with the newest rules',
+			'@n8n/scan-community-package is not a devDependency: add it, pinned (npm install --save-dev --save-exact @n8n/scan-community-package@0.32.0, run npm test, commit, then tag again)',
+			'other 1.0.0 is pinned, but 0.9.0 is installed: run npm ci',
+		]);
+	});
+
+	test('the repository pins both tools exactly', () => {
+		const { devDependencies } = JSON.parse(
+			fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'),
+		);
+		for (const name of [CLI, '@n8n/scan-community-package'])
+			expect(devDependencies[name]).toMatch(/^\d+\.\d+\.\d+$/);
+	});
+});
+
 describe('publishing outside the workflow', () => {
 	test("npm itself refuses to publish the package, even with the project's ignore-scripts setting", () => {
 		// An unreachable registry with a token: npm gets as far as publishing, and the guard stops it.

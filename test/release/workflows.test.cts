@@ -131,11 +131,12 @@ describe('publish.yml', () => {
 		expect(publish.jobs.publish.needs).toEqual(['test', 'e2e']);
 	});
 
-	test('checks the release, then lifts the publish guard, then publishes with provenance', () => {
+	test("checks the release, checks the built package with n8n's newest lint rules and scanner, then lifts the publish guard, then publishes with provenance", () => {
 		expect(runs(publish.jobs.publish)).toEqual([
 			'npm ci',
 			'npm run release:check',
 			'npm run build',
+			'npm run release:check -- --package',
 			'npm pkg delete private',
 			'npm publish --provenance --access public',
 		]);

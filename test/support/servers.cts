@@ -78,6 +78,32 @@ export async function startRepeatingCursorServer(): Promise<LocalServer & { requ
 	return { ...local, requests };
 }
 
+/**
+ * A service whose cursor is a time, as the live service's, that serves the same page whatever it is
+ * asked: the given live call rows (`{ id, created_at }`), and the second of the last one as the cursor.
+ */
+export async function startSamePageServer(
+	rows: { id: number; created_at: string }[],
+): Promise<LocalServer & { requests: string[] }> {
+	const requests: string[] = [];
+	const server = http.createServer((request, response) => {
+		requests.push(`${request.method} ${request.url}`);
+		const calls = rows.map((row) => ({
+			agent_id: 101,
+			client_number: '+14155550123',
+			in_progress: false,
+			started_at: row.created_at,
+			ended_at: row.created_at,
+			...row,
+		}));
+		const cursor = `${rows[rows.length - 1].created_at.slice(0, 19)}Z`;
+		response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+		response.end(`${JSON.stringify({ num_items: calls.length, cursor, calls })}\n`);
+	});
+	const local = await listen(server);
+	return { ...local, requests };
+}
+
 export interface ReceivedRequest {
 	method: string;
 	url: string;

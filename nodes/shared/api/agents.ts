@@ -16,6 +16,7 @@ import {
 	type CursorList,
 } from '../transport/pagination';
 import { voiceAgentApiRequest } from '../transport/request';
+import { positionOfToken, positionToken } from '../transport/seam';
 import { readOncePerRun } from '../runCache';
 import type { Agent } from '../types';
 import { keptFieldsOf } from './agentFields';
@@ -159,16 +160,17 @@ export async function* agentPages(context: VoiceAgentContext, options?: RequestO
 
 interface AgentsPage {
 	agents: Agent[];
-	/** The cursor of the next page; undefined on the last. */
-	cursor?: string;
+	/** Where the next page starts, as one text (`seam.ts`); undefined on the last. */
+	token?: string;
 }
 
-/** One page of the agent list, from `cursor` on (the editor's list search pages this way). */
+/** One page of the agent list, from a token on (the editor's list search pages this way). */
 export async function getAgentsPage(
 	context: VoiceAgentContext,
-	cursor: string | undefined,
+	token: string | undefined,
 	options?: RequestOptions,
 ): Promise<AgentsPage> {
-	const page = await cursorPage(context, AGENTS_LIST, cursor || undefined, MAX_PAGE_SIZE, options);
-	return { agents: page.items.map(redactAgent), cursor: page.next };
+	const at = positionOfToken(token);
+	const page = await cursorPage(context, AGENTS_LIST, at, MAX_PAGE_SIZE, options);
+	return { agents: page.items.map(redactAgent), token: positionToken(page.next) };
 }

@@ -9,6 +9,7 @@ import {
 	paginateCursor,
 	type CursorList,
 	type ListPage,
+	type PagePosition,
 } from '../transport/pagination';
 import { voiceAgentApiRequest } from '../transport/request';
 import { withServiceClock } from '../transport/serviceClock';
@@ -136,17 +137,18 @@ export function callPages(
 }
 
 /**
- * One page of the call list, newest first: the first page without a cursor, or the page at a cursor the
- * service gave (a backfill resumes there, in a later poll).
+ * One page of the call list, newest first: the first page (no position), or the page at a position an
+ * earlier page gave (a backfill resumes there, in a later poll). `want`: the calls to ask for besides
+ * those the position says are served again.
  */
 export async function callPage(
 	context: VoiceAgentContext,
 	filter: CallFilter,
-	cursor: string | undefined,
-	limit: number,
+	at: PagePosition | undefined,
+	want: number,
 	options?: RequestOptions,
 ): Promise<ListPage<CallSummary>> {
-	return await cursorPage(context, callsList(filter), cursor, limit, options);
+	return await cursorPage(context, callsList(filter), at, want, options);
 }
 
 interface LiveCalls {

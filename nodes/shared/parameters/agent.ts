@@ -71,7 +71,7 @@ export async function searchAgents(
 			name: agent.phone_number ? `${agent.name} (${agent.phone_number})` : agent.name,
 			value: agent.id,
 		}));
-	return { results, paginationToken: page.cursor };
+	return { results, paginationToken: page.token };
 }
 
 /** What an agent picker holds: n8n's resource locator value `{ __rl, mode, value }`. */

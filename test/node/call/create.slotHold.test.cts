@@ -1,6 +1,6 @@
 /**
  * Call → Create, waiting, a call that is never seen to end: it keeps its Calls at Once slot for at most
- * Slot Hold After Max Wait (by default Max Wait again, from node version 1.4), then the next item starts
+ * Slot Hold (by default Max Wait again, from node version 1.4), then the next item starts
  * and the item's output says `slot_released`. Run in n8n's engine against the sandbox, whose calls here
  * stay in progress for ten minutes: longer than the test.
  */
@@ -54,7 +54,7 @@ test('version 1.4, Calls at Once 1, every call stays in progress: each lead is c
 	expect(await loadOf()).toMatchObject({ calls_created: 3, in_progress: 3, max_in_progress: 3 });
 }, 30_000);
 
-test('version 1.3 with Slot Hold After Max Wait set: the same bound', async () => {
+test('version 1.3 with Slot Hold set: the same bound', async () => {
 	const result = await runStuck(1.3, { slotHoldMinutes: 0.01 });
 
 	const items = jsonOf(result);
@@ -63,9 +63,9 @@ test('version 1.3 with Slot Hold After Max Wait set: the same bound', async () =
 	expect(await callsPosted(sandbox)).toBe(3);
 }, 30_000);
 
-test('Slot Hold After Max Wait that is not a number of minutes fails before any call, naming it', async () => {
+test('Slot Hold that is not a number of minutes fails before any call, naming it', async () => {
 	const result = await runStuck(1.4, { slotHoldMinutes: -1 });
 
-	expect(result.error?.message).toMatch(/^Slot Hold After Max Wait \(Minutes\) must be a number/);
+	expect(result.error?.message).toMatch(/^Slot Hold \(Minutes\) must be a number/);
 	expect(await callsPosted(sandbox)).toBe(0);
 });

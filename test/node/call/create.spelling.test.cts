@@ -209,6 +209,11 @@ describe('what stays and what is refused', () => {
 			'+44 (0)20 7946 01234 5678',
 			'To must be a phone number in E.164 form, like +14155550123 (got "+44 (0)20 7946 01234 5678") [item 1]',
 		],
+		// A number typed as people write it at home: the error says to add the country code, and how.
+		[
+			'(415) 555-0123',
+			'To must start with + and the country code: "+1 415 555 0123" for the US or Canada (got "(415) 555-0123") [item 1]',
+		],
 	])('%s is refused before anything is dialled, naming the item', async (to, message) => {
 		const run = await execution('exec-1', { input: [{ to: '+14155550123' }, { to }] });
 

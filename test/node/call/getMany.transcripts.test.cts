@@ -1,50 +1,95 @@
 /** Call → Get Many with Include Transcripts, run in n8n's engine against the sandbox, through a proxy that counts requests in flight. */
 import { allCalls, getCall, wire } from '../../support/api.cts';
+import {
+	asOutput,
+	everyCall,
+	PROFILES,
+	seedCalls,
+	systemMessagesOfRow,
+	textId,
+} from '../../support/profiles.cts';
 import { API_KEY } from '../../support/fixtures.cts';
 import { jsonOf, runWith } from '../../support/node.cts';
 import { useCountingProxy } from '../../support/proxy.cts';
 import { useSandbox } from '../../support/sandbox.cts';
 
-// Calls last a minute unless a test completes them, so none ends while a test looks at it.
-const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
-const proxy = useCountingProxy(sandbox);
+describe.each(PROFILES)('Call: Get Many with Include Transcripts, the %s service', (profile) => {
+	const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000, profile });
 
-describe('Call: Get Many', () => {
-	describe('Include Transcripts', () => {
-		test('outputs the full record of every call in list order, keeping client_number', async () => {
-			await sandbox.seed({ agents: 2, calls: 25 });
-			const summaries = await allCalls(sandbox);
-			await sandbox.clearRequests();
+	test('outputs the full record of every call in list order, keeping client_number', async () => {
+		await seedCalls(sandbox, profile, { agents: 2, calls: 25 });
+		const summaries = await everyCall(sandbox, profile);
+		await sandbox.clearRequests();
 
-			const run = await runWith(sandbox, {
-				resource: 'call',
-				operation: 'getMany',
-				returnAll: true,
-				options: { includeTranscripts: true, transcriptConcurrency: 3 },
-			});
-
-			const calls = jsonOf(run);
-			expect(calls.map((call) => call.id)).toEqual(summaries.map((call) => call.id));
-			// One read of the credential for the run, not one per request.
-			expect(run.credentialReads).toBe(1);
-			const requests = await wire(sandbox);
-			expect(requests.filter((request) => request.path === '/calls')).toHaveLength(1);
-			const fetched = requests
-				.filter((request) => request.path === '/call')
-				.map((request) => request.query.id);
-			expect(new Set(fetched)).toEqual(new Set(summaries.map((call) => call.id)));
-			expect(fetched).toHaveLength(25);
-			for (const [index, call] of calls.entries()) {
-				const full = await getCall(sandbox, call.id);
-				expect(call).toEqual({ ...summaries[index], ...full });
-				expect(call.client_number).toBe(full.to);
-				// Failed calls have no conversation; completed ones have their transcript.
-				if (call.status === 'completed') expect(call.transcript.length).toBeGreaterThan(2);
-				else expect(call).toMatchObject({ status: 'failed', transcript: [] });
-			}
-			expect(calls.filter((call) => call.status === 'completed').length).toBeGreaterThan(10);
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'getMany',
+			returnAll: true,
+			options: { includeTranscripts: true, transcriptConcurrency: 3 },
 		});
 
+		const calls = jsonOf(run);
+		expect(calls.map((call) => call.id)).toEqual(summaries.map((call) => textId(call.id)));
+		// One read of the credential for the run, not one per request.
+		expect(run.credentialReads).toBe(1);
+		const requests = await wire(sandbox);
+		expect(requests.filter((request) => request.path === '/calls')).toHaveLength(1);
+		const fetched = requests
+			.filter((request) => request.path === '/call')
+			.map((request) => request.query.id);
+		expect(new Set(fetched)).toEqual(new Set(calls.map((call) => call.id)));
+		expect(fetched).toHaveLength(25);
+		for (const [index, call] of calls.entries()) {
+			const full = asOutput(await getCall(sandbox, call.id), profile);
+			expect(call).toEqual({ ...asOutput(summaries[index], profile), ...full });
+			// Completed calls have their transcript (the live one without its system message); the others none.
+			if (call.status === 'completed') {
+				expect(call.client_number).toBe(full.to);
+				expect(call.transcript.length).toBeGreaterThan(2);
+				expect(
+					call.transcript.every((turn: any) => ['agent', 'customer'].includes(turn.speaker)),
+				).toBe(true);
+			} else if (profile === 'documented')
+				expect(call).toMatchObject({ status: 'failed', transcript: [] });
+			else
+				expect(call).toMatchObject({ status: 'not_connected', transcript: null, duration: null });
+		}
+		expect(calls.filter((call) => call.status === 'completed').length).toBeGreaterThan(10);
+	});
+
+	test('Include System Messages: each call with its system messages apart, never in its transcript', async () => {
+		await seedCalls(sandbox, profile, { agents: 1, calls: 8 });
+		const rows = await everyCall(sandbox, profile);
+
+		const run = await runWith(sandbox, {
+			resource: 'call',
+			operation: 'getMany',
+			returnAll: true,
+			options: { includeTranscripts: true, includeSystemMessages: true, transcriptFormat: 'both' },
+		});
+
+		const calls = jsonOf(run);
+		expect(calls).toHaveLength(8);
+		for (const [index, call] of calls.entries()) {
+			const full = await getCall(sandbox, call.id);
+			expect(call.system_messages).toEqual(systemMessagesOfRow(full));
+			for (const message of call.system_messages) {
+				expect(call.transcript_text).not.toContain(message);
+				expect(JSON.stringify(call.transcript)).not.toContain(JSON.stringify(message));
+			}
+			expect(call.id).toBe(textId(rows[index].id));
+		}
+		if (profile === 'live')
+			expect(calls.some((call) => call.system_messages.length > 0)).toBe(true);
+	});
+});
+
+describe('Call: Get Many with Include Transcripts, the fan-out', () => {
+	// The fan-out is the transport's, whatever the service's rows look like: the documented service.
+	const sandbox = useSandbox({ apiKeys: [API_KEY], callDurationMs: 60_000 });
+	const proxy = useCountingProxy(sandbox);
+
+	describe('Include Transcripts', () => {
 		test("under the service's rate limit every call is fetched, and after a 429 no request starts before its Retry-After", async () => {
 			await sandbox.seed({ agents: 1, calls: 40 });
 			// 10 requests per second: the first 10 pass at once, the other 30 need about 3 more seconds.
@@ -82,7 +127,7 @@ describe('Call: Get Many', () => {
 			{ label: '100 (the maximum)', bound: 100, limit: 250, option: 100, latencyMs: 1000 },
 			{ label: 'not set (default 50)', bound: 50, limit: 130, option: undefined, latencyMs: 500 },
 		])(
-			'Max Transcript Requests in Parallel $label: never more GET /call requests in flight than that, and it gets there',
+			'Max Requests in Parallel $label: never more GET /call requests in flight than that, and it gets there',
 			async ({ bound, limit, option, latencyMs }) => {
 				await sandbox.seed({ agents: 1, calls: limit });
 				// Each GET /call takes far longer than starting the next ones, even a hundred of them on a busy machine, so

@@ -3,8 +3,11 @@
  * growing intervals, a maximum wait, and the execution's cancel signal honoured at once. Run in n8n's
  * engine against the sandbox, whose calls here last until a test ends them.
  */
+import type { INode, INodeParameters, INodeProperties } from 'n8n-workflow';
+import { NodeHelpers } from 'n8n-workflow';
+
 import { allCalls, createAgent, getCall, placeCall, wire } from '../../support/api.cts';
-import { rl } from '../../support/n8n.cts';
+import { loadPackage, rl } from '../../support/n8n.cts';
 import { jsonOf, runWith } from '../../support/node.cts';
 import { useSandbox, type RecordedRequest } from '../../support/sandbox.cts';
 import { sleep, waitFor } from '../../support/wait.cts';
@@ -228,4 +231,58 @@ describe('Call → Get, waiting for the call to end', () => {
 			200,
 		]);
 	}, 60_000);
+});
+
+describe('Wait for the Call to End: on when a builder adds it, off where it was never added', () => {
+	test('Call → Create and Call → Get add the option switched on', async () => {
+		const { properties } = (await loadPackage()).node('voiceAgent').description;
+		const waitOption = (operation: string) =>
+			(
+				properties.find(
+					(property) =>
+						property.name === 'options' &&
+						(property.displayOptions?.show?.operation as string[] | undefined)?.includes(operation),
+				)?.options as INodeProperties[]
+			).find((option) => option.name === 'waitForEnd');
+		expect(waitOption('create')?.default).toBe(true);
+		expect(waitOption('get')?.default).toBe(true);
+	});
+
+	// What n8n saves (parameters at their default left out; an option inside Options kept as set) is what
+	// the saved node runs with: a workflow saved before keeps not waiting.
+	test.each<[string, INodeParameters | undefined, string]>([
+		['never added', {}, '+1415555017'],
+		['no Options at all', undefined, '+1415555018'],
+		['added, then switched off', { waitForEnd: false }, '+1415555019'],
+	])(
+		'a node saved with Wait for the Call to End %s does not wait: it outputs the call in progress',
+		async (_, options, to) => {
+			const { description } = (await loadPackage()).node('voiceAgent');
+			const agent = await createAgent(sandbox);
+			for (const typeVersion of [1, 1.4]) {
+				const parameters: INodeParameters = {
+					resource: 'call',
+					operation: 'create',
+					from: rl(agent.id),
+					// A number of its own per case and version: the skip window would skip a number called before.
+					to: `${to}${typeVersion === 1 ? 1 : 4}`,
+					...(options ? { options } : {}),
+				};
+				const node = { name: 'Voice Agent', typeVersion } as INode;
+				const saved = NodeHelpers.getNodeParameters(
+					description.properties,
+					parameters,
+					false,
+					false,
+					node,
+					description,
+				) as INodeParameters;
+				expect(saved.options).toEqual(options);
+
+				const [call] = jsonOf(await runWith(sandbox, saved, { typeVersion }));
+				expect(call).toMatchObject({ status: 'in_progress' });
+				expect(call.ended).toBeUndefined();
+			}
+		},
+	);
 });

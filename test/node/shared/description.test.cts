@@ -92,7 +92,7 @@ function descriptionsOf(properties: INodeProperties[]): Array<{ label: string; t
 const CALL_CREATE_OPTIONS = [
 	'Calls at Once',
 	'Max New Calls per Minute',
-	'Slot Hold After Max Wait (Minutes)',
+	'Slot Hold (Minutes)',
 	'Max Calls per Hour',
 	'Skip If Called Within (Minutes)',
 ];
@@ -123,7 +123,7 @@ describe('the Voice Agent node on the canvas', () => {
 		}
 	});
 
-	test("the actions people read in the node panel and a new node's title are short, in n8n's style", () => {
+	test("the actions people read in the node panel and a new node's title are short, in n8n's style, and placing a call says it is a real phone call", () => {
 		const description = pkg.node('voiceAgent').description;
 		const actions = (resource: string) =>
 			description.properties
@@ -142,7 +142,7 @@ describe('the Voice Agent node on the canvas', () => {
 			'Get many agents',
 		];
 		const callActions = [
-			'Create a call',
+			'Create a real phone call',
 			'Get a call',
 			'Get many calls',
 			'Set the context of a live call',
@@ -152,10 +152,10 @@ describe('the Voice Agent node on the canvas', () => {
 		expect(actions('call')).toEqual([callActions, callActions]);
 		// n8n titles a node added from the panel after its action.
 		expect(NodeHelpers.makeNodeName({ resource: 'call', operation: 'create' }, description)).toBe(
-			'Create a call',
+			'Create a real phone call',
 		);
 		expect(subtitleOf('voiceAgent', { resource: 'call', operation: 'create' })).toBe(
-			'Create a call',
+			'Create a real phone call',
 		);
 	});
 
@@ -195,7 +195,8 @@ describe('the Voice Agent Trigger on the canvas', () => {
 		for (const text of [node, trigger])
 			expect(text).toMatch(/^Voice agents and their phone calls: /);
 		expect(trigger).toMatch(/start a workflow when a call starts or ends/);
-		expect(node).toMatch(/place calls/);
+		// The panel shows the trigger's text while a workflow has no trigger yet: it says what the node does too.
+		for (const text of [node, trigger]) expect(text).toMatch(/place real phone calls/);
 	});
 
 	test('its subtitle names the chosen events as the Events list does', () => {
@@ -205,6 +206,57 @@ describe('the Voice Agent Trigger on the canvas', () => {
 		expect(subtitleOf('voiceAgentTrigger', {})).toBe('Call Started, Call Ended, Tool Call');
 	});
 });
+
+describe('the two triggers', () => {
+	/** The notice a trigger shows first in its panel. */
+	const noticeOf = (name: string) =>
+		pkg.node(name).description.properties.find((property) => property.type === 'notice')
+			?.displayName ?? '';
+
+	test("each trigger's notice says what it is for and points to the other for the other job", () => {
+		expect(noticeOf('voiceAgentTrigger')).toMatch(
+			/the moment an agent's call starts or ends.*For a scheduled export or report of calls, use the Voice Agent Call History Trigger/,
+		);
+		expect(noticeOf('voiceAgentCallHistoryTrigger')).toMatch(
+			/for exports and reports.*To act the moment a call ends, or to answer an agent's tool call, use the Voice Agent Trigger/,
+		);
+	});
+
+	test('the Call History Trigger has no list labelled "Event", so the node panel names it in full', () => {
+		// n8n's panel makes a trigger's "Event" (or "Events", "Trigger On") choices into actions, and then
+		// shows the trigger's name without " Trigger".
+		const { properties } = pkg.node('voiceAgentCallHistoryTrigger').description;
+		const labels = properties.map((property) => property.displayName.toLowerCase());
+		expect(labels.filter((label) => ['event', 'events', 'trigger on'].includes(label))).toEqual([]);
+	});
+});
+
+/** Which texts may stay without help: n8n's own Resource and Operation, and the containers of options. */
+const NEEDS_NO_HELP = new Set(['resource', 'operation', 'options', 'filters']);
+
+/** Every field a builder fills and every choice of a list without help, by its path of labels. */
+function withoutHelp(properties: unknown[], trail = ''): string[] {
+	const missing: string[] = [];
+	for (const field of properties as INodeProperties[]) {
+		// Poll Times is n8n's own, added to every polling trigger.
+		if (field.type === 'notice' || field.name === 'pollTimes') continue;
+		const label = `${trail}${field.displayName}`;
+		if (!field.description && !NEEDS_NO_HELP.has(field.name)) missing.push(label);
+		for (const entry of (field.options ?? []) as unknown as Array<Record<string, unknown>>) {
+			if (typeof entry.type === 'string') missing.push(...withoutHelp([entry], `${label} › `));
+			else if (Array.isArray(entry.values))
+				missing.push(...withoutHelp(entry.values, `${label} › ${String(entry.displayName)} › `));
+			// The days of the week say what they are.
+			else if (!entry.description && field.type === 'options' && field.name !== 'resource')
+				missing.push(`${label} = ${String(entry.name)}`);
+		}
+	}
+	return missing;
+}
+
+/** Words a builder need not read in the editor: node versions and how n8n runs processes (the docs say it). */
+const DEVELOPER_SPEAK =
+	/node version|version 1\.\d|\bn8n process|queue.mode|\bworkers?\b|\bmains?\b|libphonenumber|IANA zone/i;
 
 describe.each(NODE_NAMES)('%s', (name) => {
 	let description: INodeType['description'];
@@ -258,6 +310,15 @@ describe.each(NODE_NAMES)('%s', (name) => {
 			/\(Minutes\)$/.test(field.displayName),
 		);
 		for (const field of minutes) expect(field.typeOptions?.numberPrecision).toBeUndefined();
+	});
+
+	test('every field and every choice has help', () => {
+		expect(withoutHelp(description.properties)).toEqual([]);
+	});
+
+	test('its help speaks to a builder: no node versions, n8n processes or data sources (the docs say those)', () => {
+		const texts = textsOf(description.properties);
+		expect(texts.filter((text) => DEVELOPER_SPEAK.test(text))).toEqual([]);
 	});
 
 	test('speaks of publishing, as n8n 2.x does, never of activating', () => {

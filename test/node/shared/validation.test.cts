@@ -36,7 +36,12 @@ const upsert = (
 type Case = [label: string, parameters: INodeParameters, value: unknown, message: string];
 
 const CASES: Case[] = [
-	['To not E.164', createCall({ to: V }), '4155550123', 'To must be a phone number in E.164 form'],
+	[
+		'To without its country code',
+		createCall({ to: V }),
+		'4155550123',
+		'To must start with + and the country code: "+1 415 555 0123" for the US or Canada',
+	],
 	[
 		'To with a leading zero',
 		createCall({ to: V }),
@@ -48,7 +53,7 @@ const CASES: Case[] = [
 		'From phone number not E.164',
 		createCall({ from: rl(V, 'phoneNumber') }),
 		'555-0100',
-		'From (Agent) must be a phone number in E.164 form',
+		'From (Agent) must start with + and the country code',
 	],
 	['From agent ID empty', createCall({ from: rl(V, 'id') }), '', 'From (Agent) must not be empty'],
 	[
@@ -210,7 +215,7 @@ const CASES: Case[] = [
 		'Limit must be a whole number 1 or more',
 	],
 	[
-		'Max Transcript Requests in Parallel 0',
+		'Max Requests in Parallel 0',
 		{
 			resource: 'call',
 			operation: 'getMany',
@@ -218,10 +223,10 @@ const CASES: Case[] = [
 			options: { includeTranscripts: true, transcriptConcurrency: V },
 		},
 		0,
-		'Max Transcript Requests in Parallel must be a whole number from 1 to 100',
+		'Max Requests in Parallel must be a whole number from 1 to 100',
 	],
 	[
-		'Max Transcript Requests in Parallel 101',
+		'Max Requests in Parallel 101',
 		{
 			resource: 'call',
 			operation: 'getMany',
@@ -229,7 +234,7 @@ const CASES: Case[] = [
 			options: { includeTranscripts: true, transcriptConcurrency: V },
 		},
 		101,
-		'Max Transcript Requests in Parallel must be a whole number from 1 to 100',
+		'Max Requests in Parallel must be a whole number from 1 to 100',
 	],
 	// Bounds (docs/service.md, "Limits the nodes enforce"): oversized values never reach the service.
 	[

@@ -42,7 +42,6 @@ describe('e164', () => {
 	});
 
 	test.each<[unknown]>([
-		['14155550123'],
 		['+0123456789'],
 		['+123456'],
 		['+1234567890123456'],
@@ -55,6 +54,42 @@ describe('e164', () => {
 		expect(errorOf(() => validate.e164(value, 'Voicemail Number')).message).toMatch(
 			/^Voicemail Number must be a phone number in E\.164 form/,
 		);
+	});
+});
+
+describe('a number written without its country code: the error says how to write it', () => {
+	test.each<[string, string]>([
+		// Ten digits shaped like a North American number: the +1 form, grouped as people write it.
+		[
+			'(415) 555-0123',
+			'must start with + and the country code: "+1 415 555 0123" for the US or Canada',
+		],
+		[
+			'415.555.0123',
+			'must start with + and the country code: "+1 415 555 0123" for the US or Canada',
+		],
+		// An international call prefix: + in its place.
+		['0044 20 7946 0123', 'must start with + in place of 00, like "+442079460123"'],
+		// A national number with its trunk 0.
+		[
+			'020 7946 0123',
+			'must start with + and the country code, without the leading 0 (in the UK, 020 7946 0123 is +44 20 7946 0123)',
+		],
+		['555-0123', 'must start with + and the country code, like +1 415 555 0123'],
+		// Its country code 1 typed, the + left out.
+		['1 415 555 0123', 'must start with +: "+1 415 555 0123"'],
+		// Too few digits to be a number: the plain rule.
+		['12345', 'must be a phone number in E.164 form, like +14155550123'],
+	])('%j', (value, rule) => {
+		expect(errorOf(() => validate.e164(value, 'To')).message).toBe(
+			`To ${rule} (got ${JSON.stringify(value)}) [item 3]`,
+		);
+	});
+
+	test('what the advice suggests is a number the node takes', () => {
+		expect(validate.e164('+1 415 555 0123', 'To')).toBe('+14155550123');
+		expect(validate.e164('+442079460123', 'To')).toBe('+442079460123');
+		expect(validate.e164('+44 20 7946 0123', 'To')).toBe('+442079460123');
 	});
 });
 

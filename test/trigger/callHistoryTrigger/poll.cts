@@ -57,7 +57,7 @@ export interface CallHistoryState {
 	scope: string;
 	seen: string[];
 	pending: string[];
-	backfill?: { cursor?: string; last: string[]; before?: number };
+	backfill?: { cursor?: string; seen?: string[]; last: string[]; before?: number };
 }
 
 interface Live {

@@ -289,6 +289,8 @@ describe('deliveries that must not start the workflow', () => {
 		['an object without event_type', '{"call_id":"c","data":{}}', 'application/json'],
 		['an object whose event_type is not a string', '{"event_type":42}', 'application/json'],
 		['an object with an empty event_type', '{"event_type":""}', 'application/json'],
+		['an object whose event is not a string', '{"event":5,"call":{"id":1}}', 'application/json'],
+		['a live event cut short, sent as text', '{"event":"call_ended","call":{"id":50', 'text/plain'],
 	])('%s: 400', async (_name, body, contentType) => {
 		const { trigger, webhook } = await activeTrigger();
 
@@ -296,7 +298,10 @@ describe('deliveries that must not start the workflow', () => {
 
 		expect(answer).toEqual({
 			status: 400,
-			body: { error: 'Bad Request', message: 'Expected a JSON object with an "event_type"' },
+			body: {
+				error: 'Bad Request',
+				message: 'Expected an event: a JSON object with an "event_type" (or "event")',
+			},
 		});
 		expect(trigger.executions).toEqual([]);
 	});
@@ -499,45 +504,45 @@ describe('events at the test URL', () => {
 	});
 });
 
-describe('answering the service in time', () => {
-	test('"Include Call Details" while GET /call hangs: answered 503 within 7 s, without an execution; the next delivery, once the service answers, starts the workflow once', async () => {
+describe('Include Call Details when the call cannot be read: the event runs without it, and says why', () => {
+	test('GET /call hangs: answered 200 within 7 s, one execution, "call_details_skipped" says the read timed out; the service does not deliver it again', async () => {
 		const { call, trigger } = await activeTrigger({ options: { includeCallDetails: true } });
 		// Both attempts of the trigger's read hang for 20 s.
 		await sandbox.faults({ latency_ms: 20_000, match: 'GET /call', times: 2 });
 
 		const started = Date.now();
 		const answer = await sendEvent(call.id, { event_type: 'call_ended' });
+		await settle();
 
 		expect(Date.now() - started).toBeLessThan(7_500);
-		expect(answer.status).toBe(503);
-		await trigger.waitForExecutions(1);
-		expect(trigger.executions).toHaveLength(1);
+		expect(answer.status).toBe(200);
+		expect((await deliveriesOf(call.id)).map((delivery) => delivery.status)).toEqual([200]);
+		const item = only(trigger);
+		expect(item.call).toBeUndefined();
+		expect(item.call_details_skipped).toBe(
+			'Call details not read: Could not reach the Voice Agent API: the service did not answer within 2 seconds',
+		);
 		expect(trigger.executions[0].failed).toBeUndefined();
-		expect(trigger.executions[0].items[0].call).toEqual(await getCall(sandbox, call.id));
 	}, 20_000);
 
-	test('"Include Call Details" under a long rate limit: answered 503 within seconds, without an execution, so the service delivers again', async () => {
+	test('under a long rate limit: answered 200 within seconds, one execution, "call_details_skipped" names the rate limit', async () => {
 		const { call, trigger } = await activeTrigger({ options: { includeCallDetails: true } });
-		// One token per 30 s on GET /call: this request takes it, so the trigger's fetch would wait about 30 s.
+		// One token per 30 s on GET /call: this request takes it, so the trigger's read would wait about 30 s.
 		await sandbox.faults({ rate_limit_per_s: 1 / 30, match: 'GET /call' });
 		await sandbox.api('GET', '/call', { query: { id: call.id } });
 
 		const started = Date.now();
 		const answer = await sendEvent(call.id, { event_type: 'call_ended' });
 
-		// The sender's delivery timeout is 10 s: the answer comes well before it, and starts nothing, not
-		// even a failed execution.
 		expect(Date.now() - started).toBeLessThan(5_000);
-		expect(answer.status).toBe(503);
-		expect(trigger.executions).toEqual([]);
-		expect(trigger.received.at(-1)?.response).toEqual({
-			error: 'Service Unavailable',
-			message: 'The call details could not be read in time; deliver the event again later',
-		});
-		expect(warnings.messages()).toEqual([
-			expect.stringMatching(
-				/^Voice Agent Trigger answered 503 \(details-unavailable\) and started no execution: The Voice Agent API is rate limiting this API key; retry after 3\d seconds$/,
+		expect(answer.status).toBe(200);
+		expect(only(trigger)).toMatchObject({
+			event_type: 'call_ended',
+			call_id: call.id,
+			call_details_skipped: expect.stringMatching(
+				/^Call details not read: The Voice Agent API is rate limiting this API key; retry after 3\d seconds$/,
 			),
-		]);
+		});
+		expect(warnings.messages()).toEqual([]);
 	});
 });

@@ -93,3 +93,50 @@ export function openSealed(apiKey: string, ownUrl: string, sealed: string): stri
 		return undefined;
 	}
 }
+
+/** A moment of a live call's life: connected (in progress) or ended. */
+export type LiveCallMoment = 'connected' | 'ended';
+
+/**
+ * A call row as the live service's events carry it (numeric ids, no status, the zero time for what has not
+ * happened yet, chat-message transcripts whose first entry is the agent's prompt).
+ */
+export function liveCallRow(
+	overrides: Record<string, unknown> = {},
+	moment: LiveCallMoment = 'ended',
+): Record<string, any> {
+	const ended = moment === 'ended';
+	return {
+		id: 6000,
+		created_at: '2026-11-26T10:00:00.120431Z',
+		updated_at: ended ? '2026-11-26T10:01:20.5Z' : '2026-11-26T10:00:05.3Z',
+		deleted_at: null,
+		user_id: 7,
+		agent_id: 42,
+		twilio_sid: 'CA0f3e',
+		recording_sid: ended ? 'RE0f3e' : '',
+		client_number: '+14155550123',
+		context: '',
+		in_progress: !ended,
+		started_at: '2026-11-26T10:00:05.3Z',
+		ended_at: ended ? '2026-11-26T10:01:20.5Z' : '0001-01-01T00:00:00Z',
+		time_seconds: ended ? 75.2 : 0,
+		sentiment: ended ? 7 : 0,
+		average_latency_ms: ended ? 610 : 0,
+		user_speaks_first: false,
+		disconnect_reason: ended ? 'user_hangup' : '',
+		transcript: ended
+			? [
+					{ role: 'system', content: 'You are the order desk.' },
+					{ role: 'assistant', content: 'Hello, this is Orders' },
+					{ role: 'user', content: 'Where is my order?' },
+				]
+			: null,
+		...overrides,
+	};
+}
+
+/** An OpenAI tool call as the live service's tool_call and action events carry it. */
+export function liveToolCall(id: string, name: string, args: string) {
+	return { id, type: 'function', function: { name, arguments: args } };
+}

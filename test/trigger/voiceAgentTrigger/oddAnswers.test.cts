@@ -1,8 +1,8 @@
 /**
  * The Voice Agent Trigger with Include Call Details when `GET /call` answers 200 with something that is not
  * the call (sandbox variants: `null`, an array, an HTML page, truncated JSON, missing or mistyped fields).
- * The event is claimed before the read: whatever the read gives, the delivery ends with the claim let go,
- * refused with a status the service retries, so the redelivery is handled once the call can be read.
+ * The answer is not used: the event runs at once without the call, and the item says why. Nothing waits
+ * for a redelivery, which a sender may never make.
  */
 import type { OddAnswer } from '../../../sandbox/variants.js';
 import { createAgent, getAgent, getCall, placeCall } from '../../support/api.cts';
@@ -35,7 +35,7 @@ async function detailsTrigger() {
 
 describe('GET /call answers 200 without the call', () => {
 	test.each(ODD_ANSWERS)(
-		'%s: the delivery is refused with 503 and no execution; the redelivery runs the workflow once, with the call',
+		'%s: the delivery is answered 200 and runs the workflow once, without the call, saying why',
 		async (odd) => {
 			const { call, trigger } = await detailsTrigger();
 			await sandbox.variants({ call_answer: odd, odd_answers_times: 1 });
@@ -45,37 +45,43 @@ describe('GET /call answers 200 without the call', () => {
 			await sleep(200);
 
 			const deliveries = (await sandbox.deliveries()).filter((d) => d.call_id === call.id);
-			expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([
-				[1, 503],
-				[2, 200],
-			]);
+			expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([[1, 200]]);
 			expect(trigger.executions).toHaveLength(1);
 			expect(trigger.executions[0].failed).toBeUndefined();
-			expect(trigger.executions[0].items[0].call).toEqual(await getCall(sandbox, call.id));
-			expect(warnings.messages()).toEqual([
-				expect.stringMatching(
-					/^Voice Agent Trigger answered 503 \(details-unavailable\) and started no execution: GET \/call answered 200 without the call/,
+			const item = trigger.executions[0].items[0];
+			expect(item.call).toBeUndefined();
+			expect(item.call_details_skipped).toMatch(
+				new RegExp(
+					`^Call details not read: GET /call answered 200 without the call "${call.id}" \\(`,
 				),
-			]);
+			);
+			expect(warnings.messages()).toEqual([]);
 		},
 	);
 
-	test('as long as it lasts, every delivery is refused with 503, never 409: no delivery is left in flight', async () => {
+	test('as long as it lasts, each new event runs without the call and a repeat starts nothing; once the service answers properly, new events have the call', async () => {
 		const { call, trigger, webhook } = await detailsTrigger();
 		await sandbox.variants({ call_answer: 'null' });
-		const body = JSON.stringify({
-			event_type: 'call_ended',
-			call_id: call.id,
-			timestamp: '2026-11-22T10:15:30.123Z',
-			data: { agent_id: call.agent_id },
-		});
+		const body = (second: number) =>
+			JSON.stringify({
+				event_type: 'call_ended',
+				call_id: call.id,
+				timestamp: `2026-11-22T10:15:3${second}.123Z`,
+				data: { agent_id: call.agent_id },
+			});
 
-		const refused = [await post(webhook, body), await post(webhook, body)];
+		const during = [await post(webhook, body(0)), await post(webhook, body(0))];
 		await sandbox.variants({});
-		const accepted = await post(webhook, body);
+		const after = await post(webhook, body(1));
 
-		expect(refused.map((answer) => answer.status)).toEqual([503, 503]);
-		expect(accepted).toEqual({ status: 200, body: { received: true } });
-		expect(trigger.executions).toHaveLength(1);
+		expect(during).toEqual([
+			{ status: 200, body: { received: true } },
+			{ status: 200, body: { received: true, duplicate: true } },
+		]);
+		expect(after).toEqual({ status: 200, body: { received: true } });
+		const items = trigger.executions.map((execution) => execution.items[0]);
+		expect(items).toHaveLength(2);
+		expect(items[0].call).toBeUndefined();
+		expect(items[1].call).toEqual(await getCall(sandbox, call.id));
 	});
 });

@@ -1,13 +1,15 @@
 /**
- * The same event delivered more than once (the service delivers again whatever was not answered 2xx in
- * time), its dedupe key, and "Include Call Details" only for calls of the trigger's agent. Events are
+ * The same event delivered more than once (the documented service delivers again whatever was not answered
+ * 2xx in time; the live one only after a transport error), its dedupe key, and "Include Call Details" only
+ * for calls of the trigger's agent. Events are
  * POSTed over HTTP to the node's webhook() in n8n-core's WebhookContext; see ./trigger.cts.
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { createAgent, getAgent, getCall, placeCall, wire } from '../../support/api.cts';
+import { createAgent, getAgent, placeCall, wire } from '../../support/api.cts';
 import { CHECK_ORDER_TOOL } from '../../support/fixtures.cts';
 import { useSandbox } from '../../support/sandbox.cts';
+import { DUPLICATE_WAIT_MS } from '../../../nodes/VoiceAgentTrigger/events';
 import { post, useTriggers, type WorkflowAnswer } from './trigger.cts';
 import { sleep } from '../../support/wait.cts';
 import { useWarnings } from './helpers.cts';
@@ -25,6 +27,29 @@ async function activeTrigger(options: INodeParameters = {}, name = 'Orders') {
 	const webhook: string = (await getAgent(sandbox, agent.id)).webhook;
 	return { agent, call, trigger, webhook };
 }
+
+/** A live call row, ended, as the live service's events carry it. */
+const LIVE_CALL = {
+	id: 9100,
+	created_at: '2024-05-16T21:32:38.200158Z',
+	updated_at: '2024-05-16T21:34:02.51Z',
+	deleted_at: null,
+	user_id: 7,
+	agent_id: 42,
+	in_progress: false,
+	started_at: '2024-05-16T21:32:45.1Z',
+	ended_at: '2024-05-16T21:34:02.5Z',
+	time_seconds: 77.4,
+	client_number: '+14155550123',
+	context: '',
+	twilio_sid: 'CA1',
+	recording_sid: 'RE1',
+	sentiment: 8,
+	average_latency_ms: 640,
+	user_speaks_first: false,
+	disconnect_reason: 'user_hangup',
+	transcript: [{ role: 'assistant', content: 'Hello' }],
+};
 
 function event(callId: string, fields: IDataObject = {}): IDataObject {
 	return {
@@ -49,7 +74,7 @@ describe('a redelivered event', () => {
 		expect(trigger.executions).toHaveLength(1);
 	});
 
-	test('whose call details could not be had is refused with 503 and no execution; the redelivery starts the workflow once', async () => {
+	test('whose call details cannot be read is not refused: the first delivery runs the workflow without the call, saying why', async () => {
 		const { call, trigger } = await activeTrigger({ includeCallDetails: true });
 		await sandbox.faults({ error_rate: 1, status: 403, match: 'GET /call', times: 1 });
 
@@ -58,23 +83,16 @@ describe('a redelivered event', () => {
 		await sleep(200);
 
 		const deliveries = (await sandbox.deliveries()).filter((d) => d.call_id === call.id);
-		expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([
-			[1, 503],
-			[2, 200],
-		]);
-		expect(JSON.parse(deliveries[0].response_body ?? '')).toEqual({
-			error: 'Service Unavailable',
-			message: 'The call details could not be read in time; deliver the event again later',
-		});
-		// No failed execution for the refused delivery: the executions list and Error Workflows see one run.
+		expect(deliveries.map((delivery) => [delivery.attempt, delivery.status])).toEqual([[1, 200]]);
 		expect(trigger.executions).toHaveLength(1);
 		expect(trigger.executions[0].failed).toBeUndefined();
-		expect(trigger.executions[0].items[0].call).toEqual(await getCall(sandbox, call.id));
-		expect(warnings.messages()).toEqual([
-			expect.stringMatching(
-				/^Voice Agent Trigger answered 503 \(details-unavailable\) and started no execution: .+/,
-			),
-		]);
+		expect(trigger.executions[0].items[0]).toMatchObject({
+			event_type: 'call_ended',
+			call_id: call.id,
+			call_details_skipped: expect.stringMatching(/^Call details not read: .+/),
+		});
+		expect(trigger.executions[0].items[0].call).toBeUndefined();
+		expect(warnings.messages()).toEqual([]);
 	});
 
 	test('Respond Immediately: an event n8n could not start an execution for (answered 500) starts the workflow on its redelivery', async () => {
@@ -142,6 +160,42 @@ describe('the dedupe key', () => {
 		expect(keys).toHaveLength(bodies.length);
 		expect(new Set(keys).size).toBe(bodies.length);
 		expect(again.body).toEqual({ received: true, duplicate: true });
+	});
+});
+
+describe('the dedupe key of live events (no timestamp, no event id)', () => {
+	test('the same event again is a repeat; another event of the same call, or the same call id with another end, is new', async () => {
+		const { trigger, webhook } = await activeTrigger();
+		const row = { ...LIVE_CALL, id: 9101 };
+		const ended = { event: 'call_ended', call: row };
+		const tool = (id: string) => ({
+			event: 'tool_call',
+			call: { ...row, in_progress: true },
+			data: [{ id, type: 'function', function: { name: 'check_order', arguments: '{}' } }],
+		});
+
+		const answers = [];
+		for (const body of [
+			ended,
+			{ event: 'call_ended', call: { ...row, updated_at: '2024-05-16T21:40:00Z', sentiment: 2 } },
+			{ event: 'call_started', call: row },
+			tool('call_a'),
+			tool('call_a'),
+			tool('call_b'),
+			{ event: 'call_ended', call: { ...row, ended_at: '2024-06-01T08:00:00Z' } },
+		])
+			answers.push((await post(webhook, JSON.stringify(body))).body);
+
+		expect(answers).toEqual([
+			{ received: true },
+			{ received: true, duplicate: true },
+			{ received: true },
+			{ received: true },
+			{ received: true, duplicate: true },
+			{ received: true },
+			{ received: true },
+		]);
+		expect(trigger.executions).toHaveLength(5);
 	});
 });
 
@@ -311,30 +365,71 @@ describe.each([
 		expect(trigger.executions).toHaveLength(1);
 	});
 
-	test('a redelivery while the first run is still under way is answered 409 and starts nothing; once the run succeeded, 200', async () => {
+	test('a redelivery while the first run is still under way waits for it and starts nothing: once the run succeeded, 200', async () => {
 		const run = gate<IDataObject>();
 		const { call, trigger, webhook } = await triggerWith(() => run.opened);
 		const body = JSON.stringify(event(call.id));
 
 		const first = post(webhook, body);
 		await trigger.waitForExecutions(1);
-		const during = await post(webhook, body);
+		const during = post(webhook, body);
+		await sleep(300);
 		run.open({ logged: true });
 		const answered = await first;
 		const after = await post(webhook, body);
 
-		expect(during).toEqual({
-			status: 409,
-			body: { error: 'Conflict', message: 'This event is being handled; deliver it again later' },
-		});
 		expect(answered).toEqual({ status: 200, body: { logged: true } });
+		expect(await during).toEqual({ status: 200, body: { received: true, duplicate: true } });
 		expect(after).toEqual({ status: 200, body: { received: true, duplicate: true } });
 		expect(trigger.executions).toHaveLength(1);
 		expect(warnings.messages()).toEqual([
-			'Voice Agent Trigger answered 409 (in-flight) and started no execution',
+			'Voice Agent Trigger answered 200 (duplicate) and started no execution',
 			'Voice Agent Trigger answered 200 (duplicate) and started no execution',
 		]);
 	});
+
+	test("a tool call delivered again while its run is under way gets that run's answer once it comes", async () => {
+		const run = gate<IDataObject>();
+		const { call, trigger, webhook } = await triggerWith(() => run.opened);
+		const body = JSON.stringify(
+			event(call.id, {
+				event_type: 'tool_call',
+				data: { name: 'check_order', arguments: { order_id: '1042' } },
+			}),
+		);
+
+		const first = post(webhook, body);
+		await trigger.waitForExecutions(1);
+		const during = post(webhook, body);
+		await sleep(300);
+		run.open({ result: 'Order 1042 ships tomorrow' });
+
+		expect(await first).toEqual({ status: 200, body: { result: 'Order 1042 ships tomorrow' } });
+		expect(await during).toEqual(await first);
+		expect(trigger.executions).toHaveLength(1);
+	});
+
+	test(`a redelivery whose first run is still under way after ${DUPLICATE_WAIT_MS / 1000} s is answered 200 and starts nothing`, async () => {
+		const run = gate<IDataObject>();
+		const { call, trigger, webhook } = await triggerWith(() => run.opened);
+		const body = JSON.stringify(event(call.id));
+
+		const first = post(webhook, body);
+		await trigger.waitForExecutions(1);
+		const started = Date.now();
+		const during = await post(webhook, body);
+		const waited = Date.now() - started;
+		run.open({ logged: true });
+
+		expect(during).toEqual({ status: 200, body: { received: true, duplicate: true } });
+		expect(waited).toBeGreaterThanOrEqual(DUPLICATE_WAIT_MS - 50);
+		expect(waited).toBeLessThan(DUPLICATE_WAIT_MS + 2_000);
+		expect(await first).toEqual({ status: 200, body: { logged: true } });
+		expect(trigger.executions).toHaveLength(1);
+		expect(warnings.messages()).toEqual([
+			'Voice Agent Trigger answered 200 (in-flight) and started no execution',
+		]);
+	}, 15_000);
 
 	test('a run that succeeded after the sender stopped waiting still counts: the redelivery starts nothing', async () => {
 		const run = gate<IDataObject>();
@@ -362,7 +457,7 @@ describe.each([
 		expect(runs).toBe(1);
 	});
 
-	test('a redelivery while the first run is under way, which then fails: the next redelivery starts the workflow again', async () => {
+	test('a redelivery while the first run is under way, which then fails: the waiting redelivery runs the event, and gets its answer', async () => {
 		const run = gate<IDataObject>();
 		let runs = 0;
 		const { call, trigger, webhook } = await triggerWith(async () => {
@@ -377,13 +472,13 @@ describe.each([
 
 		const first = post(webhook, body);
 		await trigger.waitForExecutions(1);
-		const during = await post(webhook, body);
+		const during = post(webhook, body);
+		await sleep(300);
 		run.open({});
-		expect((await first).status).toBe(500);
-		const after = await post(webhook, body);
 
-		expect(during.status).toBe(409);
-		expect(after).toEqual({ status: 200, body: { logged: true } });
+		expect((await first).status).toBe(500);
+		expect(await during).toEqual({ status: 200, body: { logged: true } });
 		expect(runs).toBe(2);
+		expect(trigger.executions).toHaveLength(2);
 	});
 });

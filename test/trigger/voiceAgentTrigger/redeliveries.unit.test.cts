@@ -4,11 +4,11 @@
  */
 import {
 	beginHandling,
-	dedupeKey,
 	forget,
 	recordHandled,
 	settle,
 	stateOf,
+	untilSettled,
 } from '../../../nodes/VoiceAgentTrigger/redeliveries';
 
 const handled = (trigger: string, key: string) => stateOf(trigger, key)?.inFlight === false;
@@ -75,17 +75,32 @@ describe('the memory of events', () => {
 	});
 });
 
-describe('the dedupe key', () => {
-	test('ignores the order of keys, and the data of events other than tool calls', () => {
-		const base = { event_type: 'call_ended', call_id: 'c', timestamp: 't' };
-		expect(dedupeKey({ ...base, data: { a: 1 } })).toBe(dedupeKey({ ...base, data: { b: 2 } }));
-		const tool = { event_type: 'tool_call', call_id: 'c', timestamp: 't' };
-		expect(dedupeKey({ ...tool, data: { name: 'n', arguments: { x: 1, y: 2 } } })).toBe(
-			dedupeKey({ ...tool, data: { arguments: { y: 2, x: 1 }, name: 'n' } }),
-		);
-		expect(dedupeKey({ ...tool, data: { name: 'n', arguments: { x: 1 } } })).not.toBe(
-			dedupeKey({ ...tool, data: { name: 'n', arguments: { x: 2 } } }),
-		);
+describe('waiting for an event in flight', () => {
+	test('ends as soon as the run is settled, either way; at once for an event not in flight', async () => {
+		beginHandling('unit-wait', 'ok');
+		beginHandling('unit-wait', 'failed');
+		const started = Date.now();
+		const waits = [
+			untilSettled('unit-wait', 'ok', 10_000),
+			untilSettled('unit-wait', 'failed', 10_000),
+		];
+		settle('unit-wait', 'ok', 200, undefined);
+		settle('unit-wait', 'failed', 500, undefined);
+		await Promise.all(waits);
+		await untilSettled('unit-wait', 'never seen', 10_000);
+
+		expect(Date.now() - started).toBeLessThan(1_000);
+		expect(handled('unit-wait', 'ok')).toBe(true);
+		expect(stateOf('unit-wait', 'failed')).toBeUndefined();
+	});
+
+	test('ends after its time when the run is still under way, which stays in flight', async () => {
+		beginHandling('unit-wait-long', 'k');
+		const started = Date.now();
+		await untilSettled('unit-wait-long', 'k', 200);
+
+		expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+		expect(stateOf('unit-wait-long', 'k')).toEqual({ inFlight: true });
 	});
 });
 

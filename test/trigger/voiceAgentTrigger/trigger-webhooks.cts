@@ -39,6 +39,7 @@ export type ResponseMode = 'onReceived' | 'lastNode' | 'responseNode';
 export type WorkflowAnswer = (
 	items: IDataObject[],
 	responseMode: ResponseMode,
+	request: { query: Query },
 ) => IDataObject | Promise<IDataObject>;
 
 /** One request that reached the receiver, and how it was answered. */
@@ -68,6 +69,8 @@ export class WebhookServer {
 	readonly executions: StartedExecution[] = [];
 	private failuresToAnswer = 0;
 	private failuresToStart = 0;
+	private readonly drops: Array<{ moment: 'before' | 'after'; match: (body: unknown) => boolean }> =
+		[];
 	private readonly background = new Set<Promise<unknown>>();
 	private closed: Promise<void> | undefined;
 
@@ -96,6 +99,18 @@ export class WebhookServer {
 	/** Answers the next `count` requests with 503 before the node sees them (n8n briefly unavailable). */
 	failNextRequests(count: number): void {
 		this.failuresToAnswer = count;
+	}
+
+	/**
+	 * The connection of each of the next requests breaks without an answer (the sender sees a transport
+	 * error): `before` the node sees the request, or `after` n8n acted on it (the execution started), as
+	 * when a proxy or the network drops the answer. `match` picks the requests by their JSON body.
+	 */
+	dropNextRequest(
+		moment: 'before' | 'after',
+		match: (body: unknown) => boolean = () => true,
+	): void {
+		this.drops.push({ moment, match });
 	}
 
 	/**
@@ -129,6 +144,18 @@ export class WebhookServer {
 		return this.closed;
 	}
 
+	/** The drop planned for a request with this body, if any (used up). */
+	private takeDrop(raw: Buffer): 'before' | 'after' | undefined {
+		let body: unknown;
+		try {
+			body = JSON.parse(raw.toString('utf8'));
+		} catch {
+			body = undefined;
+		}
+		const index = this.drops.findIndex((drop) => drop.match(body));
+		return index < 0 ? undefined : this.drops.splice(index, 1)[0].moment;
+	}
+
 	private async handle(
 		trigger: TriggerActivation,
 		workflowAnswer: WorkflowAnswer | undefined,
@@ -160,6 +187,11 @@ export class WebhookServer {
 		if (this.failuresToAnswer > 0) {
 			this.failuresToAnswer--;
 			return answer(503, { message: 'Service Unavailable' });
+		}
+		const drop = this.takeDrop(raw);
+		if (drop === 'before') {
+			request.socket.destroy();
+			return;
 		}
 		const parsed = parseBody(request, raw);
 		if (!parsed) return answer(422, { code: 422, message: 'Failed to parse request body' });
@@ -195,6 +227,8 @@ export class WebhookServer {
 			return answer(500, { code: 0, message: 'Error in workflow' });
 		}
 
+		// The answer is lost: n8n goes on (and answers into the closed connection).
+		if (drop === 'after') request.socket.destroy();
 		// What n8n's webhook helpers do with the node's answer.
 		if (result.noWebhookResponse === true) {
 			const written = express.written();
@@ -250,7 +284,7 @@ export class WebhookServer {
 		try {
 			if (!workflowAnswer)
 				throw new Error(`No workflowAnswer given for response mode ${responseMode}`);
-			produced = await workflowAnswer(items, responseMode);
+			produced = await workflowAnswer(items, responseMode, { query });
 		} catch (error) {
 			entry.error = error as Error;
 			return answer(500, { code: 0, message: 'Error in workflow' });

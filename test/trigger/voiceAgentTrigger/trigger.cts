@@ -90,6 +90,14 @@ export class TriggerHarness extends TriggerActivation {
 		this.webhooks.failNextRequests(count);
 	}
 
+	/**
+	 * The connection of the next request (whose JSON body `match` picks) breaks without an answer, before
+	 * the node sees it or after n8n acted on it.
+	 */
+	dropNextRequest(moment: 'before' | 'after', match?: (body: unknown) => boolean): void {
+		this.webhooks.dropNextRequest(moment, match);
+	}
+
 	/** n8n fails to start the next `count` executions (answers 500, no execution). */
 	failNextStarts(count: number): void {
 		this.webhooks.failNextStarts(count);

@@ -6,8 +6,12 @@ import { toolsOf, type Named } from './agentTools';
 
 /** The models the service accepts on upsert; listings may show older ones, passed through untouched. */
 export const LLM_MODELS = [
-	{ name: 'GPT-4o', value: 'gpt-4o' },
-	{ name: 'Service Voice', value: 'service-voice' },
+	{ name: 'GPT-4o', value: 'gpt-4o', description: "OpenAI's GPT-4o" },
+	{
+		name: 'Service Voice',
+		value: 'service-voice',
+		description: "The service's own model for voice",
+	},
 ] as const;
 
 interface ActionInput {

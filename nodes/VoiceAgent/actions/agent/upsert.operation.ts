@@ -51,7 +51,13 @@ const properties: INodeProperties[] = [
 						displayName: 'Action',
 						name: 'action',
 						values: [
-							{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+							{
+								displayName: 'Name',
+								name: 'name',
+								type: 'string',
+								default: '',
+								description: 'A short name for the action, e.g. transfer_to_sales',
+							},
 							{
 								displayName: 'Instructions',
 								name: 'instructions',
@@ -85,7 +91,13 @@ const properties: INodeProperties[] = [
 						displayName: 'Check',
 						name: 'check',
 						values: [
-							{ displayName: 'Name', name: 'name', type: 'string', default: '' },
+							{
+								displayName: 'Name',
+								name: 'name',
+								type: 'string',
+								default: '',
+								description: 'A short name for the check, e.g. no_price_promises',
+							},
 							{
 								displayName: 'Model',
 								name: 'model',
@@ -99,6 +111,7 @@ const properties: INodeProperties[] = [
 								type: 'string',
 								typeOptions: { rows: 2 },
 								default: '',
+								description: "What the check looks for in each of the agent's responses",
 							},
 							{
 								displayName: 'Rewrite Threshold',
@@ -166,6 +179,8 @@ const properties: INodeProperties[] = [
 				type: 'number',
 				typeOptions: { minValue: 0 },
 				default: 0,
+				description:
+					'Threshold of smart endpointing, how the service tells that the caller has finished speaking',
 			},
 			{
 				displayName: 'System Prompt',

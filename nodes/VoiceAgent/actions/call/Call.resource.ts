@@ -21,7 +21,7 @@ const operation: INodeProperties = {
 			value: 'create',
 			description:
 				"Places a real phone call from the agent's number to the number given, only to numbers in Allowed Destinations; as an AI tool it calls nobody without them, at most Max Calls per Run times per execution and at most Max Calls per Hour times an hour per agent",
-			action: 'Create a call',
+			action: 'Create a real phone call',
 		},
 		{
 			name: 'Get',

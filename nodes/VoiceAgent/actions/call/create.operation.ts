@@ -171,6 +171,7 @@ async function prepareCall(
 	return {
 		// The number called from, whichever way From names the agent: one agent is one caller in the gate.
 		gateKey: gateKey(account, callerNumber(fromNumber), request.to),
+		account,
 		hourBudget: await hourBudgetOf(budget),
 		body,
 		caller: {

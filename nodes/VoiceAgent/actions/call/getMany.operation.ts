@@ -24,7 +24,7 @@ const MAX_TRANSCRIPT_CONCURRENCY = 100;
 const DEFAULT_TRANSCRIPT_CONCURRENCY = 50;
 
 const concurrencyOption: INodeProperties = {
-	displayName: 'Max Transcript Requests in Parallel',
+	displayName: 'Max Requests in Parallel',
 	name: 'transcriptConcurrency',
 	type: 'number',
 	typeOptions: { minValue: 1, maxValue: MAX_TRANSCRIPT_CONCURRENCY },

@@ -1,6 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { hasEnded } from '../../../shared/callStatus';
+import { hasEnded, neverConnected } from '../../../shared/callStatus';
 import { withSystemMessagesOf } from '../../../shared/decode/call';
 import { dataProblemError } from '../../../shared/errors';
 import { labelsByName } from '../../../shared/fields';
@@ -10,13 +10,18 @@ import { BACKOFF_FACTOR, MAX_INTERVAL_S, WaitSchedule } from './waitSchedule';
 
 const whileWaiting = { show: { waitForEnd: [true] } };
 
-/** The options of Call → Create and Call → Get that make the node wait for the call's outcome. */
+/**
+ * The options of Call → Create and Call → Get that make the node wait for the call's outcome. Wait for
+ * the Call to End is on when a builder adds it (the editor adds an option at its default). A node saved
+ * without it does not wait: n8n fills no default into an option that was never added, and keeps one
+ * that was turned off as false, so saved workflows keep what they did.
+ */
 export const waitForEndOptions: INodeProperties[] = [
 	{
 		displayName: 'Wait for the Call to End',
 		name: 'waitForEnd',
 		type: 'boolean',
-		default: false,
+		default: true,
 		description:
 			'Whether to wait until the call has ended and output it in full (status, duration, transcript), with "ended": true. The node checks the call every few seconds, less often as time goes on (at most every 30 seconds).',
 	},
@@ -42,6 +47,7 @@ export const waitForEndOptions: INodeProperties[] = [
 			{ name: 'Fail', value: 'fail', description: 'An error for the item' },
 		],
 		default: 'output',
+		description: 'What the item gets when the call has not ended within Max Wait',
 		displayOptions: whileWaiting,
 	},
 	{
@@ -108,19 +114,25 @@ export async function waitForEnd(
 	settings: WaitSettings,
 	itemIndex: number,
 	schedule: WaitSchedule = new WaitSchedule(context),
-): Promise<Call & { ended: boolean }> {
+): Promise<Call & { ended: boolean; never_connected?: boolean }> {
 	const { latest, lastFailure } = await schedule.waitFor(call, {
 		maxWaitMs: settings.maxWaitMs,
 		firstIntervalMs: settings.firstIntervalMs,
 	});
-	if (hasEnded(latest)) return withSystemMessagesOf(latest, { ...latest, ended: true });
+	// A call that never connected says so: its person was not reached (it may still ring at Max Wait).
+	const connection = neverConnected(latest) ? { never_connected: true } : {};
+	if (hasEnded(latest))
+		return withSystemMessagesOf(latest, { ...latest, ended: true, ...connection });
 	if (settings.failAtMaxWait) {
 		const failure = lastFailure ? ` The last check failed: ${lastFailure.message}.` : '';
+		const after = asMinutes(settings.maxWaitMs);
 		throw dataProblemError(context.getNode(), {
-			message: `The call ${call.id} had not ended after ${asMinutes(settings.maxWaitMs)} (status ${latest.status}) [item ${itemIndex}]`,
+			message: neverConnected(latest)
+				? `The call ${call.id} had not connected after ${after}: it still rang (status ${latest.status}) [item ${itemIndex}]`
+				: `The call ${call.id} had not ended after ${after} (status ${latest.status}) [item ${itemIndex}]`,
 			description: `The call goes on: only the wait is over.${failure} Set a longer Max Wait, or choose to output the call as it is.`,
 			itemIndex,
 		});
 	}
-	return withSystemMessagesOf(latest, { ...latest, ended: false });
+	return withSystemMessagesOf(latest, { ...latest, ended: false, ...connection });
 }

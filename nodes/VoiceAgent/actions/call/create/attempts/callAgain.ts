@@ -1,5 +1,6 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
+import { neverConnected } from '../../../../../shared/callStatus';
 import type { Call } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { leadTime, nextCallTime, type ItemHours } from '../callingHours/option';
@@ -9,10 +10,10 @@ const MAX_ATTEMPTS = 5;
 const FIELD = 'Call Again When the Call Fails';
 const LABELS = {
 	attempts: `${FIELD} → Attempts`,
-	minutesBetween: `${FIELD} → Minutes Between Attempts`,
+	minutesBetween: `${FIELD} → Minutes Apart`,
 	successStatuses: `${FIELD} → Success Statuses`,
-	attempt: `${FIELD} → Lead's Attempt Number`,
-	previousCallId: `${FIELD} → Previous Attempt's Call ID`,
+	attempt: `${FIELD} → Attempt Number`,
+	previousCallId: `${FIELD} → Previous Call ID`,
 };
 
 /** Call → Create → Options → Call Again When the Call Fails. */
@@ -31,6 +32,14 @@ export const callAgainOption: INodeProperties = {
 			name: 'settings',
 			values: [
 				{
+					displayName: 'Attempt Number',
+					name: 'attempt',
+					type: 'string',
+					default: '={{ $json.attempt || 1 }}',
+					description:
+						'Which attempt this item is, as the lead keeps it (1 for a new lead). Running the workflow again never places an attempt twice.',
+				},
+				{
 					displayName: 'Attempts',
 					name: 'attempts',
 					type: 'number',
@@ -39,29 +48,21 @@ export const callAgainOption: INodeProperties = {
 					description: `How many calls a lead gets at most, the first included (1: never again; at most ${MAX_ATTEMPTS})`,
 				},
 				{
-					displayName: "Lead's Attempt Number",
-					name: 'attempt',
-					type: 'string',
-					default: '={{ $json.attempt || 1 }}',
-					description:
-						'Which attempt this item is, as the lead keeps it (1 for a new lead). A re-run of an attempt is never placed twice; the next attempt is never taken for a re-run.',
-				},
-				{
-					displayName: 'Minutes Between Attempts',
+					displayName: 'Minutes Apart',
 					name: 'minutesBetween',
 					type: 'number',
 					typeOptions: { minValue: 0 },
 					default: 60,
 					description:
-						'How long after a failed call the next attempt is due; outside Calling Hours it moves to the next window',
+						'How many minutes after a failed call the next attempt is due; outside Calling Hours it moves to the start of the next window',
 				},
 				{
-					displayName: "Previous Attempt's Call ID",
+					displayName: 'Previous Call ID',
 					name: 'previousCallId',
 					type: 'string',
 					default: '={{ $json.call_id }}',
 					description:
-						"From attempt 2 on: the ID of the last attempt's call, as the lead keeps it. The attempt is placed only while that call is still the agent's newest to the number: a newer one means this attempt was placed already.",
+						"From attempt 2 on: the ID of the lead's previous call, as the lead keeps it. If the number was called since, the attempt is not placed again.",
 				},
 				{
 					displayName: 'Success Statuses',
@@ -69,7 +70,7 @@ export const callAgainOption: INodeProperties = {
 					type: 'string',
 					default: 'completed',
 					description:
-						'End statuses that count as reached, separated by commas; every other end status is a failure (the service does not publish its full set)',
+						'End statuses that count as reached, separated by commas; a call that ends with any other status gets another attempt while any are left',
 				},
 			],
 		},
@@ -146,7 +147,10 @@ export function attemptGiven(context: IExecuteFunctions, itemIndex: number): num
 	}
 }
 
-/** The outcome fields of an item whose call was seen to end. */
+/**
+ * The outcome fields of an item whose call was seen to end, or never connected within the item's wait
+ * (Call Again takes such a call as failed: its person was not reached).
+ */
 export function endedOutcome(
 	call: Call,
 	attempt: ItemAttempt,
@@ -157,18 +161,19 @@ export function endedOutcome(
 	const status = String(call.status ?? '').trim();
 	const reached = attempt.success.has(status.toLowerCase());
 	if (attempt.attempts <= 1 || reached) return outcomeFields('ended', attempt.attempt);
+	const how = neverConnected(call) ? 'never connected' : `ended "${status}"`;
 	const left = attempt.attempts - attempt.attempt;
 	if (left <= 0) {
-		const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ended "${status}": no attempt is left.`;
+		const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ${how}: no attempt is left.`;
 		return outcomeFields('ended', attempt.attempt, { reason });
 	}
 	const dueMs = nextCallTime(hours, endSeenMs + attempt.minutesBetween * 60_000);
 	if (dueMs === undefined) {
-		const reason = `Attempt ${attempt.attempt} ended "${status}", and Calling Hours do not open again within a week: not called again.`;
+		const reason = `Attempt ${attempt.attempt} ${how}, and Calling Hours do not open again within a week: not called again.`;
 		return outcomeFields('ended', attempt.attempt, { reason });
 	}
 	const nextCallAt = leadTime(hours, dueMs, fallbackZone);
-	const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ended "${status}": attempt ${attempt.attempt + 1} is due at ${nextCallAt}.`;
+	const reason = `Attempt ${attempt.attempt} of ${attempt.attempts} ${how}: attempt ${attempt.attempt + 1} is due at ${nextCallAt}.`;
 	return outcomeFields('retry_due', attempt.attempt + 1, {
 		next_call_at: nextCallAt,
 		retry_at: nextCallAt,

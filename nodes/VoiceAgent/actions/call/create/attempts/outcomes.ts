@@ -22,14 +22,17 @@ export function outcomeFields(
 	return { outcome, attempt, ...more };
 }
 
-const HINT_ORDER: ReadonlyArray<[Outcome, string]> = [
-	['placed', 'placed'],
-	['ended', 'ended'],
-	['retry_due', 'retry due'],
-	['deferred', 'deferred'],
-	['skipped', 'skipped'],
-	['failed', 'failed'],
-];
+/**
+ * The node's hint: the calls placed first, with how many of them were seen to end (or are due again),
+ * then the items that placed nothing, each count only when there is one: `Calls: 1 placed (1 ended)`,
+ * `Calls: 9 placed (7 ended, 2 retry due), 3 deferred, 1 failed`.
+ */
+function hint(placed: number, ofThem: Array<[number, string]>, others: Array<[number, string]>) {
+	const seen = ofThem.filter(([count]) => count > 0).map(([count, label]) => `${count} ${label}`);
+	const rest = others.filter(([count]) => count > 0).map(([count, label]) => `${count} ${label}`);
+	const first = `${placed} placed${seen.length > 0 ? ` (${seen.join(', ')})` : ''}`;
+	return `Calls: ${[first, ...rest].join(', ')}`;
+}
 
 /**
  * The outcome fields of an item that failed, output with "On Error → Continue". `record` is the item's
@@ -60,7 +63,8 @@ export class Progress {
 		if (json.skipped === true) this.legacy.skipped++;
 		else this.legacy.placed++;
 		if (json.ended === true) this.legacy.ended++;
-		const outcome = json.outcome as Outcome | undefined;
+		// A lead skipped for a call placed before (a re-run) is told as skipped, whatever that call's outcome.
+		const outcome = json.skipped === true ? 'skipped' : (json.outcome as Outcome | undefined);
 		if (outcome) this.outcomes.set(outcome, (this.outcomes.get(outcome) ?? 0) + 1);
 	}
 
@@ -72,11 +76,28 @@ export class Progress {
 	get message(): string {
 		if (!this.byOutcome) {
 			const { placed, ended, failed, skipped } = this.legacy;
-			return `Calls: ${placed} placed, ${ended} ended, ${failed} failed, ${skipped} skipped`;
+			return hint(
+				placed,
+				[[ended, 'ended']],
+				[
+					[skipped, 'skipped'],
+					[failed, 'failed'],
+				],
+			);
 		}
-		const counts = HINT_ORDER.map(
-			([outcome, label]) => `${this.outcomes.get(outcome) ?? 0} ${label}`,
+		const count = (outcome: Outcome) => this.outcomes.get(outcome) ?? 0;
+		const placed = count('placed') + count('ended') + count('retry_due');
+		return hint(
+			placed,
+			[
+				[count('ended'), 'ended'],
+				[count('retry_due'), 'retry due'],
+			],
+			[
+				[count('deferred'), 'deferred'],
+				[count('skipped'), 'skipped'],
+				[count('failed'), 'failed'],
+			],
 		);
-		return `Calls: ${counts.join(', ')}`;
 	}
 }

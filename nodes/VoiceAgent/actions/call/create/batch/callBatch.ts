@@ -13,7 +13,9 @@ import { hasEnded } from '../../../../../shared/callStatus';
 import type { Call } from '../../../../../shared/types';
 import { InputValidator } from '../../../../../shared/validation';
 import { failedItemOutput } from '../../../itemFailure';
-import { markEnded, type CallLedger } from '../records/callLedger';
+import { accountOf } from '../../../../../shared/transport/request';
+import type { CallLedger } from '../records/callLedger';
+import { callSeenEnded } from '../gate/meetNumber';
 import { Progress } from '../attempts/outcomes';
 import { nodeSlotsOf, type NodeSlots } from './nodeSlots';
 import { CallPace } from './pace';
@@ -30,10 +32,7 @@ const MAX_CALLS_AT_ONCE = 50;
 const HELD_CHECK_MS = 3_000;
 /** One call a second at most: above that, Retry-After and the service's own limits decide anyway. */
 const MAX_CALLS_PER_MINUTE = 60 * 60;
-/**
- * The longest the loops over all items (checks, lookups) keep n8n's event loop before giving it a turn:
- * webhooks, the editor and other executions of the instance wait for as long as they run.
- */
+/** The longest the loops over all items keep n8n's event loop before giving it a turn (webhooks wait). */
 const YIELD_AFTER_MS = 10;
 
 export const batchOptions: INodeProperties[] = [
@@ -43,7 +42,7 @@ export const batchOptions: INodeProperties[] = [
 		type: 'number',
 		typeOptions: { minValue: 1, maxValue: MAX_CALLS_AT_ONCE },
 		default: 1,
-		description: `How many calls this node places at the same time (1 to ${MAX_CALLS_AT_ONCE}). Keep 1 to call a list one lead after another; raise it to finish a long list sooner. From node version 1.4, runs of this node at the same time share it.`,
+		description: `How many calls this node places at the same time (1 to ${MAX_CALLS_AT_ONCE}). Keep 1 to call a list one lead after another; raise it to finish a long list sooner.`,
 	},
 	{
 		displayName: 'Max New Calls per Minute',
@@ -52,7 +51,7 @@ export const batchOptions: INodeProperties[] = [
 		typeOptions: { minValue: 0, maxValue: MAX_CALLS_PER_MINUTE },
 		default: 0,
 		description:
-			'The most new calls this node starts in any minute (0: no limit). Set it when your plan or the people answering need an even pace. From node version 1.4 all runs of this node share it; the docs give the exact rules.',
+			'The most new calls this node starts in any minute (0: no limit). Set it when your plan or the people answering need an even pace.',
 	},
 	slotHoldOption,
 ];
@@ -210,7 +209,7 @@ export async function runCallBatch<Request, Prepared>(
 			firstIntervalMs: HELD_CHECK_MS,
 			giveUp: runIsOver,
 		});
-		if (hasEnded(latest)) markEnded(ledger, callId);
+		if (hasEnded(latest)) callSeenEnded(ledger, await accountOf(context), latest);
 		else if (!runIsOver() && !stopped()) outputs[itemIndex] = releasedOutput(outputs[itemIndex]);
 	};
 	const worker = async () => {

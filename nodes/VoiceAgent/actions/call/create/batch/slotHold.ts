@@ -9,7 +9,7 @@ import type { WaitSettings } from '../../waitForEnd';
  * (what those versions promised) unless the option is set.
  */
 export const SLOT_HOLD_VERSION = 1.4;
-const FIELD = 'Slot Hold After Max Wait (Minutes)';
+const FIELD = 'Slot Hold (Minutes)';
 /** The item's output field that says its call let its slot go before it was seen to end. */
 export const SLOT_RELEASED = 'slot_released';
 
@@ -21,7 +21,7 @@ export const slotHoldOption: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: 30,
 	displayOptions: { show: { waitForEnd: [true] } },
-	description: `How long a call not yet seen to end still counts toward Calls at Once once Max Wait is over; then the next lead starts and the output says "${SLOT_RELEASED}": true. Leave it empty (Max Wait again) unless calls run longer than Max Wait.`,
+	description: `After Max Wait, how long a call not yet seen to end still counts toward Calls at Once; then the next lead starts and the output says "${SLOT_RELEASED}": true. Add it only when calls may run longer than Max Wait.`,
 };
 
 /**

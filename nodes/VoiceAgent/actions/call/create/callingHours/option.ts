@@ -25,6 +25,7 @@ const DAYS = [
 const dayName = (day: string) => day[0].toUpperCase() + day.slice(1);
 
 const FIELD = 'Calling Hours';
+const UNKNOWN_ZONE = 'Unknown Time Zone';
 const LABELS = {
 	days: `${FIELD} → Days`,
 	from: `${FIELD} → Hours From`,
@@ -83,12 +84,22 @@ export const callingHoursOption: INodeProperties = {
 							name: "The Number's Own",
 							value: 'number',
 							description:
-								"From the number's country and area code (libphonenumber's data). A number that may be in several zones is called only when the window is open in every one of them; a mobile or non-geographic number in a country that spans zones (e.g. an Australian mobile) may be in any of them.",
+								"From the number's country and area code. A number that may be in several zones (a mobile in a country that spans zones, e.g. Australia) is called only when the window is open in all of them.",
 						},
-						{ name: "The Workflow's", value: 'workflow' },
-						{ name: 'Given', value: 'given', description: 'An IANA zone, per item if needed' },
+						{
+							name: "The Workflow's",
+							value: 'workflow',
+							description: "The time zone in the workflow's settings (else the n8n instance's)",
+						},
+						{
+							name: 'Given',
+							value: 'given',
+							description: 'A time zone you name, per item if needed',
+						},
 					],
 					default: 'number',
+					description:
+						"Whose local time the days and hours are: the person's (from their number), the workflow's, or one you name",
 				},
 				{
 					displayName: 'Time Zone Name',
@@ -96,11 +107,11 @@ export const callingHoursOption: INodeProperties = {
 					type: 'string',
 					default: '',
 					placeholder: 'e.g. America/New_York or {{ $json.timezone }}',
-					description: 'An IANA time zone name',
+					description: 'A time zone name such as America/New_York or Europe/Berlin (IANA)',
 					displayOptions: { show: { timeZone: ['given'] } },
 				},
 				{
-					displayName: 'Time Zone When Unknown',
+					displayName: UNKNOWN_ZONE,
 					name: 'unknownNumber',
 					type: 'options',
 					options: [
@@ -109,11 +120,15 @@ export const callingHoursOption: INodeProperties = {
 							value: 'refuse',
 							description: 'Nothing is dialled for it; the error names the number',
 						},
-						{ name: "Use the Workflow's Time Zone", value: 'workflow' },
+						{
+							name: "Use the Workflow's Time Zone",
+							value: 'workflow',
+							description: "The hours are read in the workflow's time zone",
+						},
 					],
 					default: 'refuse',
 					description:
-						'For a number whose country and area code name no time zone (e.g. +800, a non-geographic number)',
+						'What to do with a number whose country and area code name no time zone (e.g. +800)',
 					displayOptions: { show: { timeZone: ['number'] } },
 				},
 			],
@@ -153,7 +168,7 @@ function zonesOfItem(
 	return validate.fail(
 		LABELS.number,
 		`is unknown for ${to}: its country and area code name no time zone, so nothing was dialled`,
-		'Choose "Use the Workflow\'s Time Zone" under Time Zone When Unknown, or give the zone per item (Time Zone: Given).',
+		`Choose "Use the Workflow's Time Zone" under ${UNKNOWN_ZONE}, or give the zone per item (Time Zone: Given).`,
 	);
 }
 

@@ -1,17 +1,28 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { getCall, newestCall } from '../../../../../shared/api/calls';
-import { surelyEnded } from '../../../../../shared/callStatus';
-import { isNotFound } from '../../../../../shared/errors';
+import { LONGEST_CALL_MS, surelyEnded } from '../../../../../shared/callStatus';
 import { cancelSignalOf, throwIfCancelled } from '../../../../../shared/transport/cancel';
 import type { Call } from '../../../../../shared/types';
 import { oncePerRun } from '../../../../../shared/runCache';
-import { claimSlot, slotOf, type CallLedger, type CallRecord } from '../records/callLedger';
+import {
+	claimSlot,
+	markEnded,
+	slotOf,
+	type CallLedger,
+	type CallRecord,
+} from '../records/callLedger';
 import { recordCaller } from '../records/caller';
-import { recentCallReason, recentlyCalled, type SkippedCall } from '../guards/skipRecentlyCalled';
+import {
+	calledSinceReason,
+	recentCallReason,
+	recentlyCalled,
+	sameContext,
+	type SkippedCall,
+} from '../guards/skipRecentlyCalled';
 import { mayHaveBeenPlacedError } from '../placing/placedBefore';
 import type { ItemCall } from '../placing/placeOnce';
-import { callEnded, letGo, READ_LAG_MS, waitForHolder, type GateEntry } from './numberGate';
+import { callEnded, letGo, waitForHolder, type GateEntry } from './numberGate';
 
 /*
  * What an item does when its number is held by someone else: an earlier item of its run, another
@@ -84,7 +95,7 @@ export async function takeOutcome(
 	context: IExecuteFunctions,
 	ledger: CallLedger,
 	item: ItemCall,
-	first: { record: CallRecord; by: PlacedFirst; call?: Call },
+	first: { record: CallRecord; by: PlacedFirst; call?: Call; heldUntil?: number },
 ): Promise<Call | SkippedCall | undefined> {
 	const { record, by } = first;
 	if (record.state === 'notSent') return undefined;
@@ -98,13 +109,27 @@ export async function takeOutcome(
 	if (record.callId === undefined) {
 		// The same possible call as the first one's: counted once against Max Calls per Run.
 		claimSlot(ledger, slot, { ...base, state: 'unknown', sameCallAs: 'another call' });
-		throw mayHaveBeenPlacedError(context, item, record, by.placedBy);
+		throw mayHaveBeenPlacedError(context, item, record, by.placedBy, first.heldUntil);
 	}
 	const skipReason =
 		record.state === 'skipped' ? (record.why as string) : by.skipReason(record.callId);
-	claimSlot(ledger, slot, { ...base, state: 'skipped', callId: record.callId, why: skipReason });
+	// This very attempt's call (Call Again): every re-run gives it back as the attempt's own.
+	const own = record.own === true ? { own: true } : {};
+	claimSlot(ledger, slot, {
+		...base,
+		state: 'skipped',
+		callId: record.callId,
+		why: skipReason,
+		...own,
+	});
 	const call = first.call ?? (await getCall(context, record.callId));
-	return { ...call, skipped: true, skipReason };
+	return { ...call, skipped: true, skipReason, ...(record.own ? { ownAttempt: true } : {}) };
+}
+
+/** A call the item's run saw end: its record, and the process's gate (only a call that surely ended). */
+export function callSeenEnded(ledger: CallLedger, account: string, call: Call): void {
+	markEnded(ledger, call.id);
+	callEnded(account, call);
 }
 
 /**
@@ -147,11 +172,10 @@ export async function meetNumber(
 		if (ledger.records[slot] === holder.record || met.callId !== undefined) return 'again';
 		return (await takeOutcome(context, ledger, item, { record: holder.record, by })) ?? 'again';
 	}
-	// Until the service can be expected to show a call it created, not finding it frees nothing.
-	const readable = Date.now() - (met.placedAt as number) >= READ_LAG_MS;
 	// A call that may have been placed, which nobody could name (no answer, a stop while it was in flight,
-	// a 2xx without an ID): the agent's newest call to the number, not surely ended, is taken as it; none,
-	// the outcome stays unknown until the list can be trusted to show it, then the number is free.
+	// a 2xx without an ID): the agent's newest call to the number, not surely ended, is taken as it. Not
+	// found, it may still ring (a service may list a ringing call without its number, or lag behind): the
+	// number stays held until the bound of the longest call is over.
 	if (met.callId === undefined) {
 		const { call: newest, serviceDate } = await newestCall(context, item.filter);
 		if (newest !== undefined && !surelyEnded(newest)) {
@@ -167,35 +191,39 @@ export async function meetNumber(
 			const record = { ...holder.record, callId: newest.id, state: 'skipped', why } as CallRecord;
 			return (await takeOutcome(context, ledger, item, { record, by })) as Call;
 		}
-		if (readable) {
-			letGo(met);
-			return 'again';
-		}
 		const unknown = { ...holder.record, callId: undefined, state: 'unknown' } as CallRecord;
-		return (await takeOutcome(context, ledger, item, { record: unknown, by })) as Call;
+		const heldUntil = (met.placedAt as number) + LONGEST_CALL_MS;
+		return (await takeOutcome(context, ledger, item, { record: unknown, by, heldUntil })) as Call;
 	}
 	const callId = met.callId;
-	// The call as the service reads it back by ID. Not found (404) is believed only once the service can be
-	// expected to know it; an answer that cannot be read (5xx, a proxy's page) keeps it in progress. A call
-	// under that ID is this call, however the service spells its number.
-	let call: Call | undefined;
+	// The call as the service reads it back by ID. An answer that cannot be read (5xx, a proxy's page, a
+	// 404 of a call the service named) keeps it in progress: only an end frees the number. A call under
+	// that ID is this call, however the service spells its number.
+	let call: Call;
 	try {
 		call = await getCall(context, callId);
-	} catch (error) {
+	} catch {
 		throwIfCancelled(context);
-		if (isNotFound(error) && readable) {
-			letGo(met);
-			return 'again';
-		}
 		call = { id: callId, to: item.body.to } as Call;
 	}
 	const ended = surelyEnded(call);
-	if (ended) callEnded(callId);
+	if (ended) callEnded(item.account, call);
 	const sameRun = by.placedBy === 'an earlier item of this run';
-	// From attempt 2 the lead's own record replaces the window (skipRecentlyCalled.ts): only a call
-	// in progress stops it here.
+	// From attempt 2, a call newer than the previous attempt's is the number called since: this attempt's
+	// own when this execution placed it for the attempt, or it has the item's Context (skipRecentlyCalled.ts).
+	const { previousCallId } = item;
+	if (previousCallId !== undefined && callId !== previousCallId && !sameRun) {
+		const own =
+			(holder.ledger === ledger && (holder.record.attempt ?? 1) === item.attempt) ||
+			sameContext(call, { callContext: item.body.context ?? '' });
+		const why = calledSinceReason({ ...call, to: item.body.to }, item.attempt, previousCallId);
+		const found = { ...holder.record, callId, state: 'skipped', why, own } as CallRecord;
+		return (await takeOutcome(context, ledger, item, { record: found, by, call })) as Call;
+	}
+	// The previous attempt's call lets its attempt go once ended (the list decides); so does any call
+	// outside the item's skip window.
 	const withinWindow =
-		item.previousCallId === undefined &&
+		previousCallId === undefined &&
 		Date.now() - (met.placedAt as number) < item.windowMinutes * 60_000;
 	if (!ended || withinWindow || sameRun) {
 		// An ended call within the window is said as the skip window says it, once the list shows it.

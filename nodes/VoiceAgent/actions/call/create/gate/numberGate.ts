@@ -1,4 +1,4 @@
-import { LONGEST_CALL_MS } from '../../../../../shared/callStatus';
+import { LONGEST_CALL_MS, surelyEnded } from '../../../../../shared/callStatus';
 import { canonicalPhoneNumber } from '../../../../../shared/phoneNumber';
 import type { CallLedger, CallRecord } from '../records/callLedger';
 
@@ -46,15 +46,13 @@ interface Entry extends GateEntry {
 /** A call seen to end is kept this long: the time the service's list may take to show it. */
 const ENDED_KEPT_MS = 60_000;
 /**
- * How long after POST /call landed a call may still be missing from what the service reads back (its
- * list, or GET /call by ID): until then, not finding it never frees the number.
+ * The most numbers the gate keeps, about 100 bytes each. Full, it drops what it may (calls past their bound,
+ * calls seen to end, oldest first) and otherwise refuses a new number (`GATE_FULL`): a number whose call
+ * may be in progress is never forgotten.
  */
-export const READ_LAG_MS = 60_000;
-/**
- * The most numbers the gate keeps: past it the oldest placed calls are dropped first (the service's list,
- * read by the skip window, still guards them). About 100 bytes each: memory stays a few MB at most.
- */
-const MAX_ENTRIES = 50_000;
+export const MAX_ENTRIES = 50_000;
+/** What `enterGate` answers when the gate holds MAX_ENTRIES numbers whose calls may be in progress. */
+export const GATE_FULL = 'full';
 /** How often the gate drops what it keeps no longer. */
 const SWEEP_EVERY_MS = 10_000;
 
@@ -65,6 +63,7 @@ const SWEEP_EVERY_MS = 10_000;
  * In queue mode each worker process has its own.
  */
 const entries = new Map<string, Entry>();
+/** The gate key of each placed call, by account and call ID: two accounts may give their calls one ID. */
 const keysByCall = new Map<string, string>();
 let pendingWaits = 0;
 let sweptAt = 0;
@@ -84,11 +83,15 @@ export function callerNumber(from: string): string {
 	return 'number' in canonical ? canonical.number : from;
 }
 
+/** The account's part of a gate key (`gateKey`): a fingerprint, hex digits. */
+const accountOf = (key: string) => key.slice(0, key.indexOf('|'));
+const callKey = (account: string, callId: string) => `${account}|${callId}`;
+
 function forget(key: string, entry: Entry): void {
 	if (entries.get(key) !== entry) return;
 	entries.delete(key);
-	if (entry.callId !== undefined && keysByCall.get(entry.callId) === key)
-		keysByCall.delete(entry.callId);
+	const byCall = entry.callId === undefined ? undefined : callKey(accountOf(key), entry.callId);
+	if (byCall !== undefined && keysByCall.get(byCall) === key) keysByCall.delete(byCall);
 }
 
 function expired(entry: Entry, now: number): boolean {
@@ -97,8 +100,8 @@ function expired(entry: Entry, now: number): boolean {
 	return now - (entry.placedAt as number) >= LONGEST_CALL_MS;
 }
 
-function sweep(now: number): void {
-	if (now - sweptAt < SWEEP_EVERY_MS) return;
+function sweep(now: number, always = false): void {
+	if (!always && now - sweptAt < SWEEP_EVERY_MS) return;
 	sweptAt = now;
 	for (const [key, entry] of entries) if (expired(entry, now)) forget(key, entry);
 }
@@ -116,13 +119,19 @@ export interface GatePass {
 
 /**
  * Enters the number, synchronously (one step with the caller's decision): a pass when nobody holds it,
- * otherwise what holds it. A stale entry (its bound is over) is dropped first.
+ * otherwise what holds it; `GATE_FULL` when the gate keeps MAX_ENTRIES numbers it may not drop. A stale
+ * entry (its bound is over) is dropped first.
  */
-export function enterGate(key: string, holder: Holder, now: number): GatePass | GateEntry {
+export function enterGate(
+	key: string,
+	holder: Holder,
+	now: number,
+): GatePass | GateEntry | typeof GATE_FULL {
 	sweep(now);
 	const held = entries.get(key);
 	if (held && !expired(held, now)) return held;
 	if (held) forget(key, held);
+	if (entries.size >= MAX_ENTRIES && !madeRoom(now)) return GATE_FULL;
 	let settle = () => {};
 	const entry: Entry = {
 		key,
@@ -132,7 +141,6 @@ export function enterGate(key: string, holder: Holder, now: number): GatePass | 
 		settle: () => settle(),
 	};
 	entries.set(key, entry);
-	if (entries.size > MAX_ENTRIES) dropOldestPlaced();
 	return {
 		placing() {
 			if (entry.state === 'deciding') entry.state = 'placing';
@@ -142,7 +150,7 @@ export function enterGate(key: string, holder: Holder, now: number): GatePass | 
 			entry.state = 'placed';
 			entry.callId = callId;
 			entry.placedAt = Date.now();
-			keysByCall.set(callId, key);
+			keysByCall.set(callKey(accountOf(key), callId), key);
 			entry.settle();
 		},
 		unknown() {
@@ -158,21 +166,40 @@ export function enterGate(key: string, holder: Holder, now: number): GatePass | 
 	};
 }
 
-/** Keeps the gate within MAX_ENTRIES: numbers deciding or being placed are never dropped. */
-function dropOldestPlaced(): void {
+/**
+ * Room for one more number: calls past their bound go, then calls seen to end, oldest first. A call that
+ * may be in progress is never dropped: false when none could go.
+ */
+function madeRoom(now: number): boolean {
+	sweep(now, true);
 	for (const [key, entry] of entries) {
-		if (entries.size <= MAX_ENTRIES) return;
-		if (entry.state === 'placed') forget(key, entry);
+		if (entries.size < MAX_ENTRIES) return true;
+		if (entry.endedAt !== undefined) forget(key, entry);
 	}
+	return entries.size < MAX_ENTRIES;
 }
 
 export const isPass = (met: GatePass | GateEntry): met is GatePass => 'leave' in met;
 
-/** The call was seen to end (by its holder's wait, or by an execution that met it). */
-export function callEnded(callId: string, now = Date.now()): void {
-	const key = keysByCall.get(callId);
+/**
+ * The call was seen to end (by its holder's wait, or by an execution that met it): only a call that
+ * surely ended (an end time, or a status that says so) counts. By account and ID: another account's call
+ * with the same ID is another call.
+ */
+export function callEnded(
+	account: string,
+	call: { id: string; status?: unknown; ended_at?: unknown },
+	now = Date.now(),
+): void {
+	if (!surelyEnded(call)) return;
+	const key = keysByCall.get(callKey(account, call.id));
 	const entry = key === undefined ? undefined : entries.get(key);
-	if (entry && entry.callId === callId && entry.endedAt === undefined) entry.endedAt = now;
+	if (entry && entry.callId === call.id && entry.endedAt === undefined) entry.endedAt = now;
+}
+
+/** Whether this process placed the account's call (its gate holds it): its number is known here. */
+export function placedHere(account: string, callId: string): boolean {
+	return keysByCall.has(callKey(account, callId));
 }
 
 /**

@@ -34,7 +34,7 @@ export const maxCallsPerHourOption: INodeProperties = {
 	type: 'number',
 	typeOptions: { minValue: 0 },
 	default: TOOL_DEFAULT_MAX_CALLS_PER_HOUR,
-	description: `At most this many calls by the agent in any hour, whoever placed them; a call over it fails before dialling. Keep a budget when the node is an AI tool. 0: no limit; empty: ${TOOL_DEFAULT_MAX_CALLS_PER_HOUR} as an AI tool, no limit otherwise.`,
+	description: `At most this many calls by the agent in any hour, whoever placed them; a call over it fails before dialling. Keep a budget when the node is an AI tool. 0: no limit. Without this option: ${TOOL_DEFAULT_MAX_CALLS_PER_HOUR} as an AI tool, no limit otherwise.`,
 };
 
 /** The item's budget: 0 for none. */

@@ -15,7 +15,7 @@ export const maxCallsPerRunOption: INodeProperties = {
 	type: 'number',
 	typeOptions: { minValue: 0 },
 	default: TOOL_DEFAULT_MAX_CALLS,
-	description: `At most this many calls placed by this node in one execution, all its runs together (an AI Agent may use it several times). A call over the limit fails before anything is sent. 0: no limit. Not set: ${TOOL_DEFAULT_MAX_CALLS} when the node is an AI tool, no limit otherwise.`,
+	description: `At most this many calls in one run of the workflow, however often the node runs in it (an AI Agent may use it several times). A call over the limit fails before anything is dialled. 0: no limit. Without this option: ${TOOL_DEFAULT_MAX_CALLS} as an AI tool, no limit otherwise.`,
 };
 
 /** The item's limit: 0 for none. */

@@ -2,7 +2,12 @@ import type { IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { getCall, newestCall, type CallFilter } from '../../../../../shared/api/calls';
-import { isLive, LONGEST_CALL_MS, surelyEnded } from '../../../../../shared/callStatus';
+import {
+	isLive,
+	LONGEST_CALL_MS,
+	numberCalled,
+	surelyEnded,
+} from '../../../../../shared/callStatus';
 import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { Call, CallSummary } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
@@ -21,14 +26,14 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	typeOptions: { minValue: 0 },
 	default: DEFAULT_WINDOW_MINUTES,
 	description:
-		'Skips a number this agent called within this many minutes, or is still calling, and outputs that call with "skipped": true. Keep it on so re-runs and repeated events never phone anyone twice. 0: skips only calls this n8n process placed, while in progress.',
+		'Skips a number this agent called within this many minutes, or is still calling, and outputs that call with "skipped": true. Keep it above 0 so that running the workflow again, or an event that comes twice, never phones anyone twice.',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
 /** Shown when the window is off: then a new execution is free to call every number again. */
 export const skipOffNotice: INodeProperties = {
 	displayName:
-		'With 0, a number is called again as soon as its call has ended, and only calls this n8n process placed are seen: after a restart, on another queue-mode worker or once a call ended, a redelivered event or a second start phones the person again. Retry On Fail and Retry execution are still safe. Keep it above the time the longest list takes.',
+		'With 0, an event that comes twice or a second start of the workflow can phone the same person again. Retry On Fail and retrying an execution stay safe. To skip recent calls, set a number of minutes longer than your longest list takes.',
 	name: 'skipOffNotice',
 	type: 'notice',
 	default: '',
@@ -56,6 +61,10 @@ export function skipWindowMinutes(
 	return minutes;
 }
 
+/** A call as reasons name it: its number as the service writes it (none while a live call rings). */
+const callOf = (call: CallSummary) =>
+	`Call ${call.id} of agent ${call.agent_id} to ${numberCalled(call)}`;
+
 const asMinutes = (ms: number) => `${Math.floor(ms / 60_000)} min ${Math.floor(ms / 1000) % 60} s`;
 
 /**
@@ -68,7 +77,7 @@ export function recentCallReason(
 	serviceDate: string | undefined,
 	windowMinutes: number,
 ): string | undefined {
-	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
+	const of = callOf(call);
 	const notAgain = `so it was not called again (${FIELD}: ${windowMinutes})`;
 	if (isLive(call)) return `${of} is still in progress, ${notAgain}`;
 	const ageMs = Math.max(0, Date.parse(serviceDate ?? '') - latestInstantOf(call.created_at));
@@ -137,23 +146,29 @@ export async function attemptPlacedAlready(
 	const { attempt, previousCallId } = item;
 	const { call } = await newestCall(context, filter);
 	if (!call) return undefined;
-	const of = `Call ${call.id} of agent ${call.agent_id} to ${call.client_number}`;
 	let skipReason: string | undefined;
 	if (call.id !== previousCallId) {
-		skipReason = `${of} is newer than attempt ${attempt - 1}'s call ${previousCallId}: the number was called since, so attempt ${attempt} was not placed again`;
+		skipReason = calledSinceReason(call, attempt, previousCallId);
 	} else if (isLive(call)) {
-		skipReason = `${of}, attempt ${attempt - 1}, is still in progress, so attempt ${attempt} was not placed`;
+		skipReason = `${callOf(call)}, attempt ${attempt - 1}, is still in progress, so attempt ${attempt} was not placed`;
 	}
 	if (!skipReason) return undefined;
 	const found = await getCall(context, call.id);
 	// A newer call is this attempt's own, placed by a run whose outcome was lost, when this execution placed
 	// it for the attempt, or when it has this item's context. An empty Context is no evidence: any other
 	// call without one (a manual call, another workflow's) has it.
-	const own =
-		call.id !== previousCallId &&
-		(item.placedHere(call.id) ||
-			(item.callContext !== '' && (found.context ?? '') === item.callContext));
+	const own = call.id !== previousCallId && (item.placedHere(call.id) || sameContext(found, item));
 	return { ...found, skipped: true, skipReason, ...(own ? { ownAttempt: true as const } : {}) };
+}
+
+/** Why a call newer than the previous attempt's keeps this attempt from being placed. */
+export function calledSinceReason(call: CallSummary, attempt: number, previousCallId: string) {
+	return `${callOf(call)} is newer than attempt ${attempt - 1}'s call ${previousCallId}: the number was called since, so attempt ${attempt} was not placed again`;
+}
+
+/** Whether a call has the item's Context: evidence that it is the item's own only when not empty. */
+export function sameContext(call: Call, item: { callContext: string }): boolean {
+	return item.callContext !== '' && (call.context ?? '') === item.callContext;
 }
 
 /** Whether a record of the ledger placed the call for this attempt to this number. */

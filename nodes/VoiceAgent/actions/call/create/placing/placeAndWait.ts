@@ -7,7 +7,8 @@ import { InputValidator } from '../../../../../shared/validation';
 import { endedOutcome, type ItemAttempt } from '../attempts/callAgain';
 import type { BatchSeams } from '../batch/callBatch';
 import { CallDeferred } from '../callingHours/option';
-import { ledgerOf, markEnded } from '../records/callLedger';
+import { ledgerOf } from '../records/callLedger';
+import { callSeenEnded } from '../gate/meetNumber';
 import { outcomeFields, OUTCOMES_VERSION } from '../attempts/outcomes';
 import { placeCall } from './placeCall';
 import { placeOnce, type ItemCall } from './placeOnce';
@@ -77,8 +78,12 @@ export async function placeAndWait(
 	const found = call.skipped === true ? { skipped: true, skipReason: call.skipReason } : {};
 	const placedAt = new Date().toISOString();
 	const ended = await waitForEnd(context, call, item.wait, item.itemIndex, seams.schedule);
-	if (!ended.ended) return { ...ended, ...found, placed_at: placedAt, ...outcome('placed') };
-	markEnded(ledgerOf(context), call.id);
+	// A call that never connected within the wait is over for Call Again (its person was not reached),
+	// though the service may still ring it: only an end frees its number (the gate) and its slot.
+	const failedToConnect = ended.never_connected === true && item.attemptSettings.attempts > 1;
+	if (!ended.ended && !failedToConnect)
+		return { ...ended, ...found, placed_at: placedAt, ...outcome('placed') };
+	if (ended.ended) callSeenEnded(ledgerOf(context), item.account, ended);
 	const endSeenMs = Date.now();
 	const result = byOutcome
 		? {
@@ -90,7 +95,7 @@ export async function placeAndWait(
 		...ended,
 		...found,
 		placed_at: placedAt,
-		end_seen_at: new Date(endSeenMs).toISOString(),
+		...(ended.ended ? { end_seen_at: new Date(endSeenMs).toISOString() } : {}),
 		...result,
 	};
 }

@@ -10,7 +10,13 @@ import {
 } from '../../../../../shared/api/calls';
 import { asNodeError, noAnswerError, statedFailure } from '../../../../../shared/errors';
 import { waitUnlessCancelled } from '../../../../../shared/transport/cancel';
-import type { BodyRequestOptions, RequestObserver } from '../../../../../shared/transport/types';
+import type {
+	AttemptReport,
+	BodyRequestOptions,
+	RequestObserver,
+} from '../../../../../shared/transport/types';
+import { latestInstantOf } from '../../../../../shared/serviceTime';
+import { numberCalled } from '../../../../../shared/callStatus';
 import { oncePerRun } from '../../../../../shared/runCache';
 import type { Call } from '../../../../../shared/types';
 import { advance, type CallRecord } from '../records/callLedger';
@@ -27,8 +33,9 @@ interface PlaceRequest {
 	recheck?: () => Promise<SkippedCall | undefined>;
 }
 
-/** How many of the latest calls to the number are remembered before dialling. */
+/** How many of the agent's latest calls are remembered before dialling, and read when looking for one. */
 const RECENT_CALLS = 20;
+const LOOKED_AT_CALLS = 100;
 /** Waits before each look for a call whose creation answer was lost: the service may still be at it. */
 const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
 
@@ -47,25 +54,62 @@ function certainlyNotSent(error: unknown): boolean {
 	return stated !== undefined && stated.kind !== 'cancelled' && !stated.outcomeUnknown;
 }
 
-/** The call an attempt created, if the call list shows a new one to the number with its context. */
+/**
+ * Where a call the item placed shows in the list: among its agent's calls (the account's when From gave a
+ * phone number), since a service may list a call that rings without its number (the live one).
+ */
+const placedScope = ({ agentId }: CallFilter): CallFilter => (agentId ? { agentId } : {});
+
+/** The agent's calls before POST /call: their IDs, and the service's time of the answer (ms, or NaN). */
+interface Before {
+	knownIds: Set<string>;
+	serviceMs: number;
+}
+
+async function callsBefore(context: IExecuteFunctions, filter: CallFilter): Promise<Before> {
+	let serviceDate: string | undefined;
+	const observer = { onAttempt: (attempt: AttemptReport) => (serviceDate = attempt.serviceDate) };
+	const calls = await listCalls(context, placedScope(filter), RECENT_CALLS, { observer });
+	return {
+		knownIds: new Set(calls.map((call) => call.id)),
+		serviceMs: Date.parse(serviceDate ?? ''),
+	};
+}
+
+/**
+ * The call an attempt created: a call of its agent that is new (not listed before, not created before that
+ * read by the service's clock, not taken by another item of the run), with the item's Context, to its
+ * number. One that rings without a number (the live service's, until it connects) is taken only when it is
+ * the only one and the Context says whose it is, or the answer hinted at its ID: never another's call.
+ */
 async function findPlacedCall(
 	context: IExecuteFunctions,
-	filter: CallFilter,
-	knownIds: Set<string>,
-	callContext: string,
+	{ filter, body }: { filter: CallFilter; body: NewCall },
+	before: Before,
 	hint: string | undefined,
 ): Promise<Call | undefined> {
 	const taken = callsOfRun(context);
+	const callContext = body.context ?? '';
+	// The service's clock writes created_at to the second at worst: a second of slack.
+	const since = Number.isNaN(before.serviceMs) ? -Infinity : before.serviceMs - 1_000;
 	for (const delay of LOOKUP_DELAYS_MS) {
 		if (delay > 0) await waitUnlessCancelled(context, delay);
-		const candidates = (await listCalls(context, filter, RECENT_CALLS)).filter(
+		const fresh = (await listCalls(context, placedScope(filter), LOOKED_AT_CALLS)).filter(
 			(call) =>
-				!knownIds.has(call.id) && !taken.has(call.id) && (call.context ?? '') === callContext,
+				!before.knownIds.has(call.id) &&
+				!taken.has(call.id) &&
+				!(latestInstantOf(call.created_at) < since) &&
+				(call.context ?? '') === callContext,
 		);
-		const placed = candidates.find((call) => call.id === hint) ?? candidates[0];
+		const ours = fresh.filter((call) => numberCalled(call) === body.to);
+		const ringing = fresh.filter((call) => numberCalled(call) === '');
+		const named = ours.find((call) => call.id === hint) ?? ringing.find((call) => call.id === hint);
+		const alone = ringing.length === 1 && callContext !== '' ? ringing[0] : undefined;
+		const placed = named ?? ours[0] ?? alone;
 		if (placed) {
 			taken.add(placed.id);
-			return await getCall(context, placed.id);
+			const call = await getCall(context, placed.id);
+			return call.to ? call : { ...call, to: body.to };
 		}
 	}
 	return undefined;
@@ -113,8 +157,8 @@ function sendingObserver(
  * Sends POST /call once and moves the item's record as the answer says. A call placed twice phones a
  * person twice, so it is never repeated after an answer that may mean the service acted: any 2xx is
  * "placed", and a failure that may have come after the service acted is "unknown". Either way, when the
- * answer does not name the call, the calls that existed before are remembered (by ID, not by clock,
- * since the service's timestamps are opaque) and a new one in the list afterwards is the one placed.
+ * answer does not name the call, the agent's calls that existed before are remembered (by ID, and the
+ * service's time of that answer) and a new one in the list afterwards is the one placed.
  */
 export async function placeCall(
 	context: IExecuteFunctions,
@@ -123,7 +167,7 @@ export async function placeCall(
 	{ observer, ...options }: BodyRequestOptions,
 ): Promise<Call | SkippedCall> {
 	const { body, filter, itemIndex } = request;
-	const knownIds = new Set((await listCalls(context, filter, RECENT_CALLS)).map((call) => call.id));
+	const before = await callsBefore(context, filter);
 	let created: CreatedCall;
 	const sending = sendingObserver(record, observer, request, context.getNode());
 	try {
@@ -142,7 +186,7 @@ export async function placeCall(
 			throw asNodeError(context.getNode(), error);
 		}
 		advance(record, 'unknown');
-		return await lookUp(context, record, request, knownIds, {
+		return await lookUp(context, record, request, before, {
 			message: `The call to ${body.to} may not have been placed: check the call list before retrying (${(error as Error).message})`,
 			why: 'The service did not confirm the call',
 		});
@@ -156,7 +200,7 @@ export async function placeCall(
 		return call.to ? call : { ...call, to: body.to };
 	}
 	advance(record, 'unnamed');
-	return await lookUp(context, record, request, knownIds, {
+	return await lookUp(context, record, request, before, {
 		message: `The call to ${body.to} was placed, but the service's answer did not name it: check the call list [item ${itemIndex}]`,
 		why: 'The service answered that it placed the call without naming it',
 		hint: created.hintedId,
@@ -168,13 +212,13 @@ async function lookUp(
 	context: IExecuteFunctions,
 	record: CallRecord,
 	{ body, filter, itemIndex }: { body: NewCall; filter: CallFilter; itemIndex: number },
-	knownIds: Set<string>,
+	before: Before,
 	failure: { message: string; why: string; hint?: string },
 ): Promise<Call> {
 	let placed: Call | undefined;
 	let lookupFailure = '';
 	try {
-		placed = await findPlacedCall(context, filter, knownIds, body.context ?? '', failure.hint);
+		placed = await findPlacedCall(context, { filter, body }, before, failure.hint);
 	} catch (lookupError) {
 		// The look itself failing says nothing about the call: the error below must stand.
 		lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;

@@ -19,8 +19,9 @@ import { recordCaller, sameCaller, type Caller } from '../records/caller';
 import { deferralOf, type ItemHours } from '../callingHours/option';
 import { readHour, takeHourCall, type HourBudget, type HourCall } from '../guards/callsPerHour';
 import { checkCallLimit } from '../guards/maxCallsPerRun';
-import { mayHaveBeenPlacedError, placedBefore } from './placedBefore';
-import { enterGate, isPass, type GatePass } from '../gate/numberGate';
+import { gateFullError, mayHaveBeenPlacedError, placedBefore } from './placedBefore';
+import { enterGate, GATE_FULL, isPass, type GatePass } from '../gate/numberGate';
+import { waitedForRinging } from '../guards/ringingElsewhere';
 import { earlierInRun, meetNumber, runRecords } from '../gate/meetNumber';
 import {
 	attemptPlacedAlready,
@@ -50,6 +51,8 @@ export interface ItemCall {
 	hours?: ItemHours;
 	/** The number's key in the process's gate (gate/numberGate.ts): account, caller, number. */
 	gateKey: string;
+	/** The account's fingerprint (its Base URL and key): another account's call IDs are other calls. */
+	account: string;
 	/** Max Calls per Hour, when on. */
 	hourBudget?: HourBudget;
 }
@@ -147,6 +150,7 @@ export async function placeOnce(
 		};
 		const holder = { executionId, ledger, run, itemIndex: item.itemIndex, record };
 		const entered = enterGate(item.gateKey, holder, Date.now());
+		if (entered === GATE_FULL) throw gateFullError(context, item);
 		if (!isPass(entered)) {
 			const met = await meetNumber(context, ledger, item, entered, run);
 			if (met !== 'again') return met;
@@ -203,7 +207,7 @@ async function decideAndPlace(
 			runRecords(ledger).set(numberKey, { record, itemIndex: item.itemIndex });
 		const { previousCallId } = item;
 		let lookedUpAt = 0;
-		const lookUp = async () => {
+		const byNumber = async () => {
 			lookedUpAt = Date.now();
 			return previousCallId
 				? await attemptPlacedAlready(context, item.filter, {
@@ -214,6 +218,13 @@ async function decideAndPlace(
 							placedForAttempt(ledger, callId, { to: item.body.to, attempt: item.attempt }),
 					})
 				: await recentlyCalled(context, item.filter, item.windowMinutes);
+		};
+		// Where the list is looked at, a call placed elsewhere that rings with no number is waited for first.
+		const lookUp = async () => {
+			const found = await byNumber();
+			if (found || (previousCallId === undefined && item.windowMinutes <= 0)) return found;
+			const check = { ...item, to: item.body.to };
+			return (await waitedForRinging(context, check)) ? await byNumber() : undefined;
 		};
 		const recheck: Recheck = async () =>
 			Date.now() - lookedUpAt >= LOOK_UP_FRESH_MS ? await lookUp() : undefined;

@@ -3,7 +3,6 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { configurationError } from '../../../../../shared/errors';
 import { oncePerRun } from '../../../../../shared/runCache';
 import { runsAsTool } from '../../allowedDestinations';
-import { callEnded } from '../gate/numberGate';
 
 /**
  * Where a call this node set out to place stands. It only moves forward: claimed → sent → placed /
@@ -246,9 +245,8 @@ export function claimSlot(ledger: CallLedger, slot: string, record: CallRecord):
 	addToIndex(index, record);
 }
 
-/** Notes that a call was seen to end, wherever it was seen (the process's gate too). */
+/** Notes in the execution's records that a call was seen to end (the gate is told by `callSeenEnded`). */
 export function markEnded(ledger: CallLedger, callId: string): void {
-	callEnded(callId);
 	for (const record of [...(indexOf(ledger).byCallId.get(callId) ?? [])]) {
 		if (record.state === 'placed') advance(record, 'ended');
 	}
