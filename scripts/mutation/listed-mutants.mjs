@@ -3,7 +3,8 @@
 // (what the tests load): `find` must match exactly once in exactly one file under dist/nodes/, so a patch that
 // no longer applies fails loudly and is re-written against the new code, never skipped. `killers` are the
 // tests expected to fail on it, cheapest first: `file` (relative to the repository) and an optional `name`
-// (Jest's -t). check-listed-mutants.mjs applies each one and asserts that a killer fails.
+// (Jest's -t). check-listed-mutants.mjs applies each one and asserts that a killer fails. The review's
+// mutants, plus issue 41 row 4's own (the gate full dropping a call in progress).
 
 /** @typedef {{ find: RegExp, replace: string }} Edit */
 /** @typedef {{ file: string, name?: string }} Killer */
@@ -27,10 +28,24 @@ export const LISTED_MUTANTS = [
 	},
 	{
 		id: 'read-lag-zero',
-		what: 'READ_LAG_MS at 0: a call the list does not show yet (or a 404 for it) frees its number at once',
-		edits: [{ find: /exports\.READ_LAG_MS = 60_000;/, replace: 'exports.READ_LAG_MS = 0;' }],
+		what: 'READ_LAG_MS at 0 (the bound a missing call is held for): a call the list does not show yet (or a 404 for it) frees its number at once',
+		edits: [
+			{
+				// A call nobody could name, not found in the list: let go instead of held to its bound.
+				find: /const unknown = \{ \.\.\.holder\.record, callId: undefined, state: 'unknown' \};/,
+				replace:
+					"{ (0, numberGate_1.letGo)(met); return 'again'; } const unknown = { ...holder.record, callId: undefined, state: 'unknown' };",
+			},
+			{
+				// GET /call answering 404 for a named call: let go instead of kept in progress.
+				find: /catch \{\s*\(0, cancel_1\.throwIfCancelled\)\(context\);\s*call = \{ id: callId, to: item\.body\.to \};/,
+				replace:
+					"catch (error) { (0, cancel_1.throwIfCancelled)(context); if (require('../../../../../shared/errors').isNotFound(error)) { (0, numberGate_1.letGo)(met); return 'again'; } call = { id: callId, to: item.body.to };",
+			},
+		],
 		killers: [
 			{ file: 'test/node/call/create.gate.answers.test.cts', name: 'GET /call answers 404 once' },
+			{ file: KEPT, name: 'POST /call answered 500 after' },
 			{ file: MODEL },
 		],
 	},
@@ -43,8 +58,25 @@ export const LISTED_MUTANTS = [
 	{
 		id: 'gate-cap-one',
 		what: 'the cap at 1: every new number drops the placed ones, calls in progress included',
-		edits: [{ find: /const MAX_ENTRIES = 50_000;/, replace: 'const MAX_ENTRIES = 1;' }],
+		edits: [
+			{ find: /exports\.MAX_ENTRIES = 50_000;/, replace: 'exports.MAX_ENTRIES = 1;' },
+			{
+				find: /if \(entry\.endedAt !== undefined\)\s*forget\(key, entry\);/,
+				replace: "if (entry.state === 'placed') forget(key, entry);",
+			},
+		],
 		killers: [{ file: 'test/node/call/create.gate.test.cts', name: 'row 1:' }, { file: MODEL }],
+	},
+	{
+		id: 'gate-full-drops-live-call',
+		what: 'the gate full (50,000 numbers) drops the oldest placed number, its call in progress (issue 41 row 4)',
+		edits: [
+			{
+				find: /if \(entry\.endedAt !== undefined\)\s*forget\(key, entry\);/,
+				replace: "if (entry.state === 'placed') forget(key, entry);",
+			},
+		],
+		killers: [{ file: 'test/node/call/create.gate.issue41.test.cts', name: 'issue 41 row 4' }],
 	},
 	{
 		id: 'unknown-outcome-let-go',
