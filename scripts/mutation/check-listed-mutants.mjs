@@ -11,7 +11,7 @@
 // which failed (the property run and the named test, for the report). --discover runs every test of
 // scope.mjs's KILLING_TESTS on each mutant and prints which fail: for choosing killers. Property suites run at
 // their default runs from their fixed seed, without shrinking (VOICE_AGENT_PROPERTY_NO_SHRINK): a failure is a
-// kill, its smallest form is not needed here. VOICE_AGENT_MUTATION_PARALLEL mutants are tested at once (3).
+// kill, its smallest form is not needed here. VOICE_AGENT_MUTATION_PARALLEL mutants are tested at once (2).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,7 +26,7 @@ const args = process.argv.slice(2);
 const flag = (name) => args.includes(name);
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;
 const killerFilter = args.includes('--killer') ? args[args.indexOf('--killer') + 1] : undefined;
-const PARALLEL = Number(process.env.VOICE_AGENT_MUTATION_PARALLEL ?? 3);
+const PARALLEL = Number(process.env.VOICE_AGENT_MUTATION_PARALLEL ?? 2);
 /** A killer run that takes longer than this has hung on the mutant: that is a kill (a test would time out). */
 const RUN_LIMIT_MS = 20 * 60_000;
 const SKIPPED_IN_COPY = new Set(['node_modules', '.git', '.stryker-tmp', 'reports', 'coverage']);
