@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Writes nodes/VoiceAgent/actions/call/create/callingHours/phoneZones.data.ts from libphonenumber's prefix→time-zone
+// Writes nodes/shared/phoneZones/phoneZones.data.ts from libphonenumber's prefix→time-zone
 // map, and countryWideRanges.data.ts from its number metadata (PhoneNumberMetadata.xml), both vendored in
 // scripts/data/libphonenumber/ (their version and commit in source.json), and the table of those ranges in
 // docs/voice-agent-node.md (between its calling-hours-countries markers). `npm run build` runs it first;
@@ -21,14 +21,8 @@ import {
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const SOURCE_DIR = path.join(ROOT, 'scripts/data/libphonenumber');
-const TARGET = path.join(
-	ROOT,
-	'nodes/VoiceAgent/actions/call/create/callingHours/phoneZones.data.ts',
-);
-const RANGES_TARGET = path.join(
-	ROOT,
-	'nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges.data.ts',
-);
+const TARGET = path.join(ROOT, 'nodes/shared/phoneZones/phoneZones.data.ts');
+const RANGES_TARGET = path.join(ROOT, 'nodes/shared/phoneZones/countryWideRanges.data.ts');
 /** The docs whose table of country-wide ranges is drawn from the same rows. */
 const DOCS_TARGET = path.join(ROOT, 'docs/voice-agent-node.md');
 

@@ -31,7 +31,7 @@ export const COUNTRY_WIDE_TYPES = [
  * (52), Argentina (54), Brazil (55), China (86), and "Indonesia: some prefixes only (fixed CDMA wireless)" (62),
  * with the North American plan (1), whose mobiles take the area codes of fixed lines. Indonesia is left out: its
  * mobile pattern is only 8[1-35-9]… (the operators' 08xx ranges, nationwide), and no fixed-line area code starts
- * with 8 (test/node/call/create/callingHours/countryWideRanges.unit.test.cts checks both).
+ * with 8 (test/node/shared/phoneZones/countryWideRanges.unit.test.cts checks both).
  */
 export const AREA_MOBILE_CALLING_CODES = new Set(['1', '52', '54', '55', '86']);
 

@@ -18,6 +18,9 @@ import { chain, listAsItems, manualTrigger } from './support/workflows.mjs';
 const API_KEY = 'e2e-ai-agent-key';
 const CREDENTIAL = { id: 'VoiceAgentAiTool', name: 'Voice Agent (sandbox)' };
 const MODEL_CREDENTIAL = { id: 'ScriptedModelApi', name: 'Scripted model' };
+/** An account the sandbox serves as the live service answers: numeric IDs, no status, calls that ring first. */
+const LIVE_API_KEY = 'e2e-ai-agent-live-key';
+const LIVE_CREDENTIAL = { id: 'VoiceAgentAiToolLive', name: 'Voice Agent (live sandbox)' };
 const RUNTIME = selectRuntime();
 const N8N_VERSION = RUNTIME.n8n;
 // 2.2, what workflows saved in n8n 1.x keep, and the current version: 3.1 in n8n 2.x, 3 in 1.x.
@@ -32,15 +35,16 @@ const FROM_REFUSED = `The Voice Agent API rejected the request: From (Agent) mus
 
 let sandbox;
 let api;
+let liveApi;
 let model;
 let userFolder;
 let setup;
 const workflowIds = {};
 
 /** How many times each number was dialled (POST /call answered 2xx), from the sandbox's request log. */
-async function dialled() {
+async function dialled(client = api) {
 	const counts = {};
-	for (const request of await api.requestLog()) {
+	for (const request of await client.requestLog()) {
 		if (request.method !== 'POST' || request.path !== '/v1/call') continue;
 		if (!(request.status >= 200 && request.status < 300)) continue;
 		counts[request.body.to] = (counts[request.body.to] ?? 0) + 1;
@@ -53,7 +57,7 @@ async function dialled() {
  * tool ("Place Call"), calling from `voiceAgent`. Each workflow has its own voice agent: the skip window
  * (15 minutes by default) looks at the calling agent's calls only, so one test's calls do not skip the next.
  */
-function agentWorkflow(name, agentVersion, maxCallsPerRun, voiceAgent) {
+function agentWorkflow(name, agentVersion, maxCallsPerRun, voiceAgent, credential = CREDENTIAL) {
 	const agent = {
 		name: 'AI Agent',
 		type: '@n8n/n8n-nodes-langchain.agent',
@@ -86,7 +90,7 @@ function agentWorkflow(name, agentVersion, maxCallsPerRun, voiceAgent) {
 			to: "={{ $fromAI('To', 'The number to call', 'string') }}",
 			options: { allowedDestinations: '+1415', maxCallsPerRun },
 		},
-		credentials: { voiceAgentApi: CREDENTIAL },
+		credentials: { voiceAgentApi: credential },
 	};
 	return {
 		name,
@@ -145,12 +149,17 @@ before(async () => {
 	setup = await installedPackage();
 	({ userFolder } = setup);
 	log(`n8n ${N8N_VERSION} runtime ready after ${setup.seconds} s`);
-	sandbox = await startEmptySandbox(API_KEY);
+	sandbox = await startEmptySandbox(API_KEY, {
+		apiKeys: [API_KEY, LIVE_API_KEY],
+		profiles: { [LIVE_API_KEY]: 'live' },
+	});
 	api = sandboxClient(sandbox, API_KEY);
+	liveApi = sandboxClient(sandbox, LIVE_API_KEY);
 	model = await startScriptedModel();
 	const frontDesk = await api.call('POST', '/agent', { name: 'Front Desk', area_code: '415' });
 	await importCredentials(userFolder, [
 		voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl),
+		voiceAgentCredential(LIVE_CREDENTIAL, LIVE_API_KEY, sandbox.baseUrl),
 		{ ...MODEL_CREDENTIAL, type: 'openAiApi', data: { apiKey: 'scripted-key', url: model.url } },
 	]);
 	const workflows = [];
@@ -166,6 +175,20 @@ before(async () => {
 				agentWorkflow(`E2E: AI Agent ${version}, ${title}`, version, maxCalls, voiceAgent),
 			]);
 		}
+	}
+	for (const version of AGENT_VERSIONS) {
+		const voiceAgent = `Live Tool Desk ${version}`;
+		await liveApi.call('POST', '/agent', { name: voiceAgent, area_code: '415' });
+		workflows.push([
+			`live-${version}`,
+			agentWorkflow(
+				`E2E: AI Agent ${version}, the live service`,
+				version,
+				5,
+				voiceAgent,
+				LIVE_CREDENTIAL,
+			),
+		]);
 	}
 	workflows.push([
 		'retry',
@@ -218,6 +241,26 @@ describe(`Call → Create as the tool of n8n ${N8N_VERSION}'s AI Agent`, { timeo
 			assert.equal(typeof placed[0].id, 'string');
 			assert.equal(skipped[0].id, placed[0].id);
 			assert.match(skipped[0].skipReason, new RegExp(`call ${placed[0].id}`));
+		});
+
+		test(`AI Agent ${version}, the live service (numeric IDs, the call ringing with no number): the same number twice in one step is phoned once`, async () => {
+			await liveApi.clearRequestLog();
+			model.script([{ To: NUMBERS[1] }, { To: NUMBERS[1] }]);
+
+			const run = await executeWorkflow(userFolder, workflowIds[`live-${version}`]);
+
+			assert.equal(run.data.resultData.error, undefined);
+			assert.deepEqual(await dialled(liveApi), { [NUMBERS[1]]: 1 });
+			const results = model.toolResults().map(told);
+			log(`AI Agent ${version} (live service) told the model: ${JSON.stringify(results)}`);
+			const placed = results.filter((result) => result.skipped !== true);
+			const skipped = results.filter((result) => result.skipped === true);
+			assert.equal(placed.length, 1);
+			assert.equal(skipped.length, 1);
+			// The service's numeric ID, output as text; the number dialled, though the live call has none yet.
+			assert.match(placed[0].id, /^\d+$/);
+			assert.equal(placed[0].to, NUMBERS[1]);
+			assert.equal(skipped[0].id, placed[0].id);
 		});
 
 		describe(`AI Agent ${version}: three numbers in one step with Max Calls per Run 1`, () => {

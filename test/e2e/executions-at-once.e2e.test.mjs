@@ -22,6 +22,9 @@ import { sandboxClient, startEmptySandbox } from './support/sandbox-client.mjs';
 
 const API_KEY = 'e2e-executions-key';
 const CREDENTIAL = { id: 'VoiceAgentAtOnce', name: 'Voice Agent (sandbox)' };
+/** An account the sandbox serves as the live service answers: numeric IDs, no status, calls that ring first. */
+const LIVE_API_KEY = 'e2e-executions-live-key';
+const LIVE_CREDENTIAL = { id: 'VoiceAgentAtOnceLive', name: 'Voice Agent (live sandbox)' };
 const N8N_VERSION = selectRuntime().n8n;
 const log = (line) => console.log(`[e2e] ${line}`);
 
@@ -43,14 +46,15 @@ const CALLS_AT_ONCE = { callsAtOnce: 5 };
 
 let sandbox;
 let api;
+let liveApi;
 let setup;
 let server;
 const workflowIds = {};
 
 /** How many times each person was dialled (POST /call answered 2xx), from the sandbox's request log. */
-async function dialled() {
+async function dialled(client = api) {
 	const counts = {};
-	for (const request of await api.requestLog()) {
+	for (const request of await client.requestLog()) {
 		if (request.method !== 'POST' || request.path !== '/v1/call') continue;
 		if (!(request.status >= 200 && request.status < 300)) continue;
 		const person = personOf(request.body.to);
@@ -59,14 +63,14 @@ async function dialled() {
 	return counts;
 }
 
-function voiceAgentTool(name, position, parameters) {
+function voiceAgentTool(name, position, parameters, credential = CREDENTIAL) {
 	return {
 		name,
 		type: 'n8n-nodes-voice-agent.voiceAgentTool',
 		typeVersion: NODE_VERSION,
 		position,
 		parameters: { descriptionType: 'auto', ...parameters },
-		credentials: { voiceAgentApi: CREDENTIAL },
+		credentials: { voiceAgentApi: credential },
 	};
 }
 
@@ -74,7 +78,7 @@ function voiceAgentTool(name, position, parameters) {
  * An MCP Server Trigger (Streamable HTTP, no authentication) at `path` with two Voice Agent tools: Call →
  * Create from `agent` to the number the client gives, only to +1650555 numbers, and Call → Get Many.
  */
-function mcpWorkflow(name, path, webhookId, agent, options) {
+function mcpWorkflow(name, path, webhookId, agent, options, credential = CREDENTIAL) {
 	const trigger = {
 		name: 'MCP Server Trigger',
 		type: '@n8n/n8n-nodes-langchain.mcpTrigger',
@@ -83,21 +87,26 @@ function mcpWorkflow(name, path, webhookId, agent, options) {
 		webhookId,
 		parameters: { path },
 	};
-	const placeCall = voiceAgentTool('Place call', [-100, 200], {
-		resource: 'call',
-		operation: 'create',
-		from: { __rl: true, mode: 'name', value: agent },
-		to: "={{ $fromAI('To', 'The number to call, in E.164', 'string') }}",
-		options: { allowedDestinations: '+1650555', ...options },
-	});
+	const placeCall = voiceAgentTool(
+		'Place call',
+		[-100, 200],
+		{
+			resource: 'call',
+			operation: 'create',
+			from: { __rl: true, mode: 'name', value: agent },
+			to: "={{ $fromAI('To', 'The number to call, in E.164', 'string') }}",
+			options: { allowedDestinations: '+1650555', ...options },
+		},
+		credential,
+	);
 	// Saved as the editor saves a tool added today: the node has its own Description (no Description
 	// Type), left at its default.
-	const readCalls = voiceAgentTool('Read calls', [100, 200], {
-		descriptionType: undefined,
-		resource: 'call',
-		operation: 'getMany',
-		limit: 5,
-	});
+	const readCalls = voiceAgentTool(
+		'Read calls',
+		[100, 200],
+		{ descriptionType: undefined, resource: 'call', operation: 'getMany', limit: 5 },
+		credential,
+	);
 	return {
 		name,
 		nodes: [trigger, placeCall, readCalls],
@@ -204,16 +213,22 @@ const personOf = (number) => number.replace(/[^+\d]/g, '').replace(/^\+440/, '+4
 before(async () => {
 	setup = await installedPackage();
 	log(`n8n ${N8N_VERSION} runtime ready after ${setup.seconds} s`);
-	sandbox = await startEmptySandbox(API_KEY);
+	sandbox = await startEmptySandbox(API_KEY, {
+		apiKeys: [API_KEY, LIVE_API_KEY],
+		profiles: { [LIVE_API_KEY]: 'live' },
+	});
 	api = sandboxClient(sandbox, API_KEY);
+	liveApi = sandboxClient(sandbox, LIVE_API_KEY);
+	await liveApi.call('POST', '/agent', { name: 'Live Parallel Desk', area_code: '650' });
 	// One agent per test: the skip window and the hourly budget count the calling agent's calls only.
 	for (const agent of ['Parallel Desk', 'Budget Desk', 'Lead Desk', 'Second Lead Desk']) {
 		await api.call('POST', '/agent', { name: agent, area_code: '650' });
 	}
 	await importCredentials(setup.userFolder, [
 		voiceAgentCredential(CREDENTIAL, API_KEY, sandbox.baseUrl),
+		voiceAgentCredential(LIVE_CREDENTIAL, LIVE_API_KEY, sandbox.baseUrl),
 	]);
-	const [parallel, budget, ...leads] = await importWorkflows(setup.userFolder, [
+	const [parallel, budget, liveParallel, ...leads] = await importWorkflows(setup.userFolder, [
 		mcpWorkflow(
 			'E2E: MCP tools, 5 calls at once',
 			MCP_PATH,
@@ -230,9 +245,17 @@ before(async () => {
 				maxCallsPerHour: HOURLY_BUDGET,
 			},
 		),
+		mcpWorkflow(
+			'E2E: MCP tools, the live service',
+			`${MCP_PATH}-live`,
+			'6d1f0c2e-0000-4000-8000-0000000000a3',
+			'Live Parallel Desk',
+			CALLS_AT_ONCE,
+			LIVE_CREDENTIAL,
+		),
 		...LEAD_WORKFLOWS.map(leadWebhookWorkflow),
 	]);
-	Object.assign(workflowIds, { parallel, budget });
+	Object.assign(workflowIds, { parallel, budget, liveParallel });
 	LEAD_WORKFLOWS.forEach((workflow, index) => (workflowIds[workflow.key] = leads[index]));
 	server = await startN8nServer(setup.userFolder);
 	log(`n8n started in ${server.startMs} ms at ${server.url}`);
@@ -310,6 +333,37 @@ describe(
 			} finally {
 				await api.control('POST', '/faults', {});
 			}
+		});
+
+		test('the live service (numeric IDs, a call that rings with no number): parallel tool calls for one number from three sessions, one dial', async () => {
+			await liveApi.clearRequestLog();
+			// The call rings (no number in the list) until the test ends.
+			await liveApi.control('POST', '/live', { ring_ms: 600_000 });
+			const sessions = await Promise.all(
+				[1, 2, 3].map(() => connectMcp(mcpUrl(`${MCP_PATH}-live`))),
+			);
+			const number = '+16505550002';
+			const results = await Promise.all(
+				sessions.map((session) => session.callTool(PLACE_CALL_TOOL, { To: number })),
+			);
+			const calls = results.map((result) => {
+				assert.notEqual(result.isError, true, toolResultText(result));
+				const output = JSON.parse(toolResultText(result));
+				return Array.isArray(output) ? output[0] : output;
+			});
+			const placed = calls.filter((call) => call.skipped !== true);
+			assert.equal(placed.length, 1);
+			assert.match(placed[0].id, /^\d+$/);
+			assert.equal(placed[0].to, number);
+			for (const skipped of calls.filter((call) => call.skipped === true)) {
+				assert.equal(skipped.id, placed[0].id);
+				assert.match(skipped.skipReason, /so it was not called again/);
+			}
+			assert.deepEqual(await dialled(liveApi), { [number]: 1 });
+			// The second tool: the ringing call, read as the live service lists it.
+			const read = JSON.parse(toolResultText(await sessions[0].callTool(READ_CALLS_TOOL, {})));
+			const listed = (Array.isArray(read) ? read : [read]).find((call) => call.id === placed[0].id);
+			assert.equal(listed.status, 'ringing');
 		});
 
 		test(`a loop of tool calls to allowed numbers stops at the budget (${HOURLY_BUDGET} an hour)`, async () => {

@@ -19,21 +19,28 @@ import {
 import {
 	attemptGiven,
 	callAgainOption,
+	failedOutcome,
 	readCallAgain,
 	type ItemAttempt,
 } from './create/attempts/callAgain';
 import { batchOptions, runCallBatch } from './create/batch/callBatch';
-import { agentPhoneNumber, checkFrom, fromProperty } from './create/callFrom';
-import { withGivenNumber } from './create/givenNumber';
-import { callingHoursOption, readCallingHours, type ItemHours } from './create/callingHours/option';
-import { failedOutcome, OUTCOMES_VERSION } from './create/attempts/outcomes';
-import { maxCallsPerRun, maxCallsPerRunOption } from './create/guards/maxCallsPerRun';
+import { agentPhoneNumber, checkFrom, fromProperty } from './callFrom';
+import { withGivenNumber } from './givenNumber';
+import { callingHoursOption, readCallingHours } from './create/callingHours/option';
+import type { ItemHours } from './create/callingHours/window';
+import { OUTCOMES_VERSION } from './create/model';
 import { maxCallsPerHour, maxCallsPerHourOption } from './create/guards/callsPerHour';
 import { hourBudgetOf } from './create/guards/agentHour';
 import { callerNumber, gateKey } from './create/gate/numberGate';
 import { accountOf } from '../../../shared/transport/request';
-import { placeAndWait, type PreparedCall } from './create/placing/placeAndWait';
-import { ledgerOf, runIndexOf, slotOf } from './create/records/callLedger';
+import { placeAndWait, type PreparedCall } from './create/attempts/placeAndWait';
+import {
+	ledgerOf,
+	maxCallsPerRun,
+	maxCallsPerRunOption,
+	runIndexOf,
+	slotOf,
+} from './create/records/callLedger';
 import { slotHoldMs } from './create/batch/slotHold';
 import {
 	skipOffNotice,

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { countryWideRanges } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges.data';
+import { countryWideRanges } from '../../../../../nodes/shared/phoneZones/countryWideRanges.data';
 import { isInsideWindow } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/window';
 
 const ROOT = path.resolve(__dirname, '../../../../..');

@@ -11,7 +11,7 @@ import {
 	parseClock,
 	type CallingWindow,
 } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/window';
-import { zonesOfNumber } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones';
+import { zonesOfNumber } from '../../../../../nodes/shared/phoneZones/phoneZones';
 
 const SUN = 0;
 const MON = 1;

@@ -11,9 +11,11 @@ import {
 	callsCounted,
 	claimSlot,
 	markEnded,
-	type CallLedger,
-	type CallRecord,
 } from '../../../../../nodes/VoiceAgent/actions/call/create/records/callLedger';
+import type {
+	CallLedger,
+	CallRecord,
+} from '../../../../../nodes/VoiceAgent/actions/call/create/model';
 import { propertyParameters } from '../../../../support/properties.cts';
 
 const RUNS = 300;

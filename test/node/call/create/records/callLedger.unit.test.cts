@@ -8,13 +8,13 @@
 import {
 	advance,
 	callsCounted,
+	checkCallLimit,
 	claimSlot,
 	ledgerOf,
 	markEnded,
-	type CallRecord,
+	sameCaller,
 } from '../../../../../nodes/VoiceAgent/actions/call/create/records/callLedger';
-import { sameCaller } from '../../../../../nodes/VoiceAgent/actions/call/create/records/caller';
-import { checkCallLimit } from '../../../../../nodes/VoiceAgent/actions/call/create/guards/maxCallsPerRun';
+import type { CallRecord } from '../../../../../nodes/VoiceAgent/actions/call/create/model';
 import { InputValidator } from '../../../../../nodes/shared/validation';
 import { contextWith, node } from '../../stubContext.cts';
 

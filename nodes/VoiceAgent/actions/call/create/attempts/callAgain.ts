@@ -1,10 +1,32 @@
 import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { neverConnected } from '../../../../../shared/callStatus';
+import { isOutcomeUnknown } from '../../../../../shared/errors';
 import type { Call } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
-import { leadTime, nextCallTime, type ItemHours } from '../callingHours/option';
-import { fromVersion13, outcomeFields, OUTCOMES_VERSION } from './outcomes';
+import { leadTime, nextCallTime, type ItemHours } from '../callingHours/window';
+import { fromVersion13, OUTCOMES_VERSION, type CallRecord } from '../model';
+import { mayHaveCalled } from '../records/callLedger';
+
+/** What happened to a lead, one per output item (1.3): mapped with `next_call_at` straight into a CRM. */
+export type Outcome = 'placed' | 'ended' | 'retry_due' | 'deferred' | 'skipped' | 'failed';
+
+export function outcomeFields(outcome: Outcome, attempt: number, more: IDataObject = {}) {
+	return { outcome, attempt, ...more } as IDataObject;
+}
+
+/** A failed item's fields: a call its record may have placed makes it "may have been placed", never blind. */
+export function failedOutcome(
+	error: unknown,
+	attempt: number,
+	record: CallRecord | undefined,
+): IDataObject {
+	const placed = mayHaveCalled(record) || isOutcomeUnknown(error);
+	return outcomeFields('failed', attempt, {
+		failure: placed ? 'may_have_been_placed' : 'not_placed',
+		...(placed && record?.callId ? { call_id: record.callId } : {}),
+	});
+}
 
 const MAX_ATTEMPTS = 5;
 const FIELD = 'Call Again When the Call Fails';
@@ -16,7 +38,6 @@ const LABELS = {
 	previousCallId: `${FIELD} → Previous Call ID`,
 };
 
-/** Call → Create → Options → Call Again When the Call Fails. */
 export const callAgainOption: INodeProperties = {
 	displayName: FIELD,
 	name: 'callAgain',
@@ -83,7 +104,6 @@ export interface ItemAttempt {
 	attempts: number;
 	minutesBetween: number;
 	success: ReadonlySet<string>;
-	/** From attempt 2: the call of the attempt before. */
 	previousCallId?: string;
 }
 
@@ -124,18 +144,14 @@ export function readCallAgain(
 		1,
 		attempts,
 	);
-	const result: ItemAttempt = {
-		attempt,
-		attempts,
-		minutesBetween: minutes,
-		success: new Set(success.map((status) => status.toLowerCase())),
-	};
+	const statuses = new Set(success.map((status) => status.toLowerCase()));
+	const result: ItemAttempt = { attempt, attempts, minutesBetween: minutes, success: statuses };
 	if (attempt > 1)
 		result.previousCallId = validate.id(settings.previousCallId, LABELS.previousCallId);
 	return result;
 }
 
-/** The attempt an item gave, as far as it can be read, for an item whose input failed its check. */
+/** The attempt an item whose input failed its check gave, as far as it can be read. */
 export function attemptGiven(context: IExecuteFunctions, itemIndex: number): number {
 	try {
 		const options = context.getNodeParameter('options', itemIndex, {}) as IDataObject;
@@ -147,10 +163,7 @@ export function attemptGiven(context: IExecuteFunctions, itemIndex: number): num
 	}
 }
 
-/**
- * The outcome fields of an item whose call was seen to end, or never connected within the item's wait
- * (Call Again takes such a call as failed: its person was not reached).
- */
+/** A call seen to end, or never connected within the wait (its person not reached: failed for Call Again). */
 export function endedOutcome(
 	call: Call,
 	attempt: ItemAttempt,

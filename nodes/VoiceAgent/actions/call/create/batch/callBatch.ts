@@ -14,25 +14,20 @@ import type { Call } from '../../../../../shared/types';
 import { InputValidator } from '../../../../../shared/validation';
 import { failedItemOutput } from '../../../itemFailure';
 import { accountOf } from '../../../../../shared/transport/request';
-import type { CallLedger } from '../records/callLedger';
-import { callSeenEnded } from '../gate/meetNumber';
-import { Progress } from '../attempts/outcomes';
+import type { CallLedger } from '../model';
+import { Progress } from './progress';
+import { callSeenEnded, type BatchSeams } from '../attempts/placeAndWait';
 import { nodeSlotsOf, type NodeSlots } from './nodeSlots';
 import { CallPace } from './pace';
 import { releasedOutput, slotHoldOption } from './slotHold';
 import { WaitSchedule } from '../../waitSchedule';
 
-/**
- * The most calls in progress at once. A batch of calls is paced by the people who take them, not by
- * n8n: 50 keeps a campaign well inside what voice services allow an account at once (typically 10 to
- * 100 concurrent calls), and the checks of 50 waiting calls stay under 2 requests a second.
- */
+/** Well inside what voice services allow an account (10 to 100 at once); 50 waits' checks stay under 2 req/s. */
 const MAX_CALLS_AT_ONCE = 50;
-/** The first check of a call that holds its slot past its item's wait (its own wait checked it last). */
 const HELD_CHECK_MS = 3_000;
 /** One call a second at most: above that, Retry-After and the service's own limits decide anyway. */
 const MAX_CALLS_PER_MINUTE = 60 * 60;
-/** The longest the loops over all items keep n8n's event loop before giving it a turn (webhooks wait). */
+/** The longest the loops over all items keep n8n's event loop (webhooks wait). */
 const YIELD_AFTER_MS = 10;
 
 export const batchOptions: INodeProperties[] = [
@@ -58,7 +53,6 @@ export const batchOptions: INodeProperties[] = [
 
 const LABELS = labelsByName(batchOptions);
 
-/** A turn for n8n's event loop once the caller's loop has kept it for `YIELD_AFTER_MS`. */
 function eventLoopTurns(): () => Promise<void> {
 	let since = Date.now();
 	return async () => {
@@ -68,13 +62,8 @@ function eventLoopTurns(): () => Promise<void> {
 	};
 }
 
-interface BatchSettings {
-	callsAtOnce: number;
-	maxCallsPerMinute: number | undefined;
-}
-
 /** Calls at Once and the pace, from the first item's Options (they hold for the whole run). */
-function batchSettings(context: IExecuteFunctions): BatchSettings {
+function batchSettings(context: IExecuteFunctions) {
 	const options = context.getNodeParameter('options', 0, {}) as IDataObject;
 	const validate = new InputValidator(context.getNode(), 0);
 	const callsAtOnce = validate.integer(
@@ -94,31 +83,18 @@ function batchSettings(context: IExecuteFunctions): BatchSettings {
 	};
 }
 
-/** What a batch's calls share: the pace, one schedule of waits; from 1.4 an item's node slot, once its number is held. */
-export interface BatchSeams {
-	pace?: CallPace;
-	schedule?: WaitSchedule;
-	takeSlot?: () => Promise<void>;
-}
-
-/** The per-item unit of Create, as the batch runs it: checked, prepared, run. */
+/**
+ * Create's per-item steps: `check` sends nothing; `prepare` (agents looked up) runs for every item first;
+ * `liveCallOf` is the item's call placed and not seen to end; `slotHoldMs` (slotHold.ts): undefined holds
+ * no slot, Infinity until the end; `byOutcome`: items carry their outcome (1.3).
+ */
 interface CallSteps<Request, Prepared> {
-	/** Checks the item's input without sending anything; throws the item's input error. */
 	check(context: IExecuteFunctions, itemIndex: number): Request;
-	/** What needs a lookup before the first call (agents by name or ID), for every item first. */
 	prepare(context: IExecuteFunctions, itemIndex: number, request: Request): Promise<Prepared>;
-	/** Place once → wait, for one item. */
 	run(context: IExecuteFunctions, prepared: Prepared, seams: BatchSeams): Promise<IDataObject>;
-	/** The item's call of this node run that is placed and not seen to end, if any. */
 	liveCallOf(context: IExecuteFunctions, itemIndex: number, request: Request): string | undefined;
-	/**
-	 * How long the item's call may keep its slot past the item's own wait, in ms (slotHold.ts): undefined,
-	 * it holds none (the node does not wait for calls to end); Infinity, until it is seen to end.
-	 */
 	slotHoldMs(request: Request): number | undefined;
-	/** Whether items carry their outcome (node version 1.3), and the hint counts outcomes. */
 	byOutcome: boolean;
-	/** The outcome fields of a failed item, with `byOutcome`. */
 	failureFields(error: unknown, request: Request | undefined, itemIndex: number): IDataObject;
 }
 
@@ -130,14 +106,9 @@ function notPlacedError(context: IExecuteFunctions) {
 }
 
 /**
- * Runs Create for every item, up to Calls at Once of them at the same time, new calls paced, all waits
- * on one schedule. Every item's input is checked, and its agent looked up, before the first call is
- * placed. While the node waits for calls to end, a slot is free again only once its call was seen to
- * end: a call past Max Wait, or whose item failed, keeps it until it ends or its Slot Hold is over (then
- * its output says so; before 1.4 also until no item is left to start), and calls an earlier try left in progress
- * take theirs first. The loops over all items give n8n's event loop a turn every few ms. Outputs come in input order,
- * each paired with its item; a failed item is an error item with "On Error → Continue", otherwise no new
- * call starts, every wait stops, and the error stops the node.
+ * Runs Create for every item, up to Calls at Once at the same time, new calls paced, all waits on one
+ * schedule; every item is checked and prepared before the first call. Outputs in input order; a failed item
+ * is an error item with "On Error → Continue", otherwise no new call starts and the error stops the node.
  */
 export async function runCallBatch<Request, Prepared>(
 	context: IExecuteFunctions,
@@ -186,25 +157,21 @@ export async function runCallBatch<Request, Prepared>(
 
 	// From version 1.4 the node's slots and pace are shared by its executions running now (nodeSlots.ts).
 	const nodeSlots = nodeSlotsOf(context);
-	const seams: BatchSeams = {
-		pace: new CallPace(context, settings.maxCallsPerMinute, ledger, Date.now, nodeSlots?.pace),
-		schedule: new WaitSchedule(context),
-	};
+	const pace = new CallPace(context, settings.maxCallsPerMinute, ledger, Date.now, nodeSlots?.pace);
+	const schedule = new WaitSchedule(context);
+	const seams: BatchSeams = { pace, schedule };
 	const signal = cancelSignalOf(context);
 	let fatal: unknown;
 	let next = 0;
 	const stopped = () => fatal !== undefined || signal?.aborted === true;
-	/**
-	 * A call that holds its slot until it is seen to end or its Slot Hold is over (then the item's output
-	 * says that its call let the slot go). Before version 1.4 also until no item of the run is left to
-	 * start; from 1.4 the slot is the node's, which other executions may be waiting for, so it is held on.
-	 */
+	// A slot is held until its call is seen to end or its Slot Hold is over; before 1.4 also until no item
+	// is left to start (from 1.4 the slot is the node's: other executions may be waiting for it).
 	const holdSlot = async (itemIndex: number) => {
 		const callId = liveCallOf(itemIndex);
 		const holdMs = steps.slotHoldMs(requests.get(itemIndex) as Request);
 		if (callId === undefined || holdMs === undefined) return;
 		const runIsOver = () => nodeSlots === undefined && next >= ready.length;
-		const { latest } = await (seams.schedule as WaitSchedule).waitFor({ id: callId } as Call, {
+		const { latest } = await schedule.waitFor({ id: callId } as Call, {
 			maxWaitMs: holdMs,
 			firstIntervalMs: HELD_CHECK_MS,
 			giveUp: runIsOver,
@@ -233,10 +200,9 @@ export async function runCallBatch<Request, Prepared>(
 					fail(itemIndex, error);
 				} catch (itemError) {
 					fatal ??= itemError;
-					// Calls still waiting for their pace slot were never sent: their error must say so, not
-					// carry the failed item's error (which may be an ambiguous "may have been placed").
-					seams.pace?.stop(notPlacedError(context));
-					seams.schedule?.stop(fatal);
+					// Calls waiting for the pace were never sent: not the failed item's "may have been placed".
+					pace.stop(notPlacedError(context));
+					schedule.stop(fatal);
 					nodeSlots?.wake();
 				}
 			}

@@ -2,13 +2,10 @@ import type { IExecuteFunctions } from 'n8n-workflow';
 
 import { waitUnlessCancelled } from '../../../../../shared/transport/cancel';
 import { type AttemptReport, type RequestObserver } from '../../../../../shared/transport/types';
-import type { CallLedger } from '../records/callLedger';
+import type { CallLedger } from '../model';
 import type { PaceWindow } from './nodeSlots';
 
-/**
- * The window *Max New Calls per Minute* counts in, and a second more: the service counts a call when the
- * request arrives, and one request may take longer on its way than the next.
- */
+/** A minute and a second: the service counts a call when it arrives, and requests overtake each other. */
 const PACE_WINDOW_MS = 61_000;
 /** A 429 without Retry-After pauses the whole batch this long. */
 const DEFAULT_PAUSE_MS = 1_000;
@@ -16,28 +13,21 @@ const DEFAULT_PAUSE_MS = 1_000;
 const STEP_MS = 1_000;
 
 /**
- * The pace of POST /call, as the transport's observer of those requests: each attempt waits for a slot
- * (never more than `maxPerMinute` attempts in any 60 s window, 429s included, since a refused attempt
- * may still count at the service), and a 429 pauses every call of the batch for as long as its
- * Retry-After asks, once for all rather than once per call. The window's attempts are kept in the
- * execution's ledger, so a *Retry On Fail* try or another pass of a loop goes on counting where the
- * last one stopped.
+ * The pace of POST /call: at most `maxPerMinute` attempts in any window, 429s included (a refused attempt may
+ * count at the service); a 429 pauses the whole batch once. The times are the ledger's, so a retry or a loop's
+ * next pass goes on counting.
  */
 export class CallPace implements RequestObserver {
-	/** Start times (n8n's clock) of the attempts of the last minute, oldest first: the ledger's. */
 	private readonly recent: number[];
-	/** What the window counts: the ledger's times, or from version 1.4 the node's (nodeSlots.ts). */
+	/** The ledger's times, or from version 1.4 the node's (nodeSlots.ts). */
 	private readonly window: PaceWindow;
-	/** Set when the batch stops (an item failed): no call waiting for its slot may be placed after that. */
 	private stoppedBy: unknown;
 
 	constructor(
 		private readonly context: IExecuteFunctions,
-		/** Undefined: no limit. */
 		readonly maxPerMinute: number | undefined,
 		ledger: CallLedger,
 		private readonly now: () => number = Date.now,
-		/** The node's window, shared by its executions running now: the ledger's times join it. */
 		shared?: PaceWindow,
 	) {
 		this.recent = ledger.sentAt;
@@ -49,7 +39,6 @@ export class CallPace implements RequestObserver {
 		}
 	}
 
-	/** How long the next attempt must wait from now; 0: it may go. */
 	private delayMs(): number {
 		const now = this.now();
 		const { recent } = this.window;
@@ -74,7 +63,6 @@ export class CallPace implements RequestObserver {
 		if (this.window.recent !== this.recent) this.window.recent.push(now);
 	}
 
-	/** No further attempt goes out: each fails with `error`. */
 	stop(error: unknown): void {
 		this.stoppedBy ??= error;
 	}

@@ -3,17 +3,11 @@ import type { IDataObject, INodeExecutionData, INodeProperties } from 'n8n-workf
 import type { InputValidator } from '../../../../../shared/validation';
 import type { WaitSettings } from '../../waitForEnd';
 
-/**
- * Node version 1.4: a call not seen to end lets its Calls at Once slot go once Max Wait has passed a
- * second time, unless the option says otherwise. Before 1.4 it keeps the slot until it is seen to end
- * (what those versions promised) unless the option is set.
- */
-export const SLOT_HOLD_VERSION = 1.4;
+/** Without the option, from 1.4 a slot goes after Max Wait a second time; before, only once the call ends. */
+const SLOT_HOLD_VERSION = 1.4;
 const FIELD = 'Slot Hold (Minutes)';
-/** The item's output field that says its call let its slot go before it was seen to end. */
-export const SLOT_RELEASED = 'slot_released';
+const SLOT_RELEASED = 'slot_released';
 
-/** Call → Create's bound on how long a call that is never seen to end keeps a slot of Calls at Once. */
 export const slotHoldOption: INodeProperties = {
 	displayName: FIELD,
 	name: 'slotHoldMinutes',
@@ -24,10 +18,7 @@ export const slotHoldOption: INodeProperties = {
 	description: `After Max Wait, how long a call not yet seen to end still counts toward Calls at Once; then the next lead starts and the output says "${SLOT_RELEASED}": true. Add it only when calls may run longer than Max Wait.`,
 };
 
-/**
- * How long the item's call may keep its slot past the item's own wait, in ms: undefined when it holds
- * none (the node does not wait for the call to end), Infinity until the call is seen to end.
- */
+/** In ms past the item's wait: undefined holds none (no wait), Infinity until the call is seen to end. */
 export function slotHoldMs(
 	version: number,
 	validate: InputValidator,
@@ -45,7 +36,6 @@ export function slotHoldMs(
 	return Math.round(value * 60_000);
 }
 
-/** The item's output, saying that its call let its slot go before it was seen to end. */
 export function releasedOutput(items: INodeExecutionData[]): INodeExecutionData[] {
 	return items.map((item) => ({ ...item, json: { ...item.json, [SLOT_RELEASED]: true } }));
 }

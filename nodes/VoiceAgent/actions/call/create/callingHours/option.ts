@@ -1,27 +1,17 @@
-import type { IDataObject, IExecuteFunctions, INode, INodeProperties } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import type { InputValidator } from '../../../../../shared/validation';
-import { fromVersion13, OUTCOMES_VERSION } from '../attempts/outcomes';
-import { zonesOfNumber } from './phoneZones';
+import { fromVersion13, OUTCOMES_VERSION } from '../model';
+import { zonesOfNumber } from '../../../../../shared/phoneZones/phoneZones';
 import {
-	isInsideWindow,
-	isoWithOffset,
 	isValidTimeZone,
 	nextWindowStart,
 	parseClock,
 	type CallingWindow,
+	type ItemHours,
 } from './window';
 
-const DAYS = [
-	'sunday',
-	'monday',
-	'tuesday',
-	'wednesday',
-	'thursday',
-	'friday',
-	'saturday',
-] as const;
+const DAYS = 'sunday monday tuesday wednesday thursday friday saturday'.split(' ');
 const dayName = (day: string) => day[0].toUpperCase() + day.slice(1);
 
 const FIELD = 'Calling Hours';
@@ -35,7 +25,6 @@ const LABELS = {
 	number: `${FIELD} → Time Zone (the number's own)`,
 };
 
-/** Call → Create → Options → Calling Hours: when a lead may be phoned, in the lead's local time. */
 export const callingHoursOption: INodeProperties = {
 	displayName: FIELD,
 	name: 'callingHours',
@@ -136,14 +125,6 @@ export const callingHoursOption: INodeProperties = {
 	],
 };
 
-/** The item's Calling Hours, checked: its window and the zones it must hold in. */
-export interface ItemHours {
-	window: CallingWindow;
-	zones: string[];
-	/** What the reason says of the window, e.g. "Monday–Friday 09:00–20:00 in America/New_York". */
-	described: string;
-}
-
 function zonesOfItem(
 	context: IExecuteFunctions,
 	validate: InputValidator,
@@ -172,10 +153,7 @@ function zonesOfItem(
 	);
 }
 
-/**
- * The item's Calling Hours from its Options, checked before anything is sent; undefined: none set. A
- * window that never opens in all of the number's zones within a week fails the item here.
- */
+/** Checked before anything is sent: a window never open in all the number's zones within a week fails here. */
 export function readCallingHours(
 	context: IExecuteFunctions,
 	validate: InputValidator,
@@ -187,7 +165,7 @@ export function readCallingHours(
 	if (!hours) return undefined;
 	const days = validate.stringList(hours.days ?? [], LABELS.days);
 	if (days.length === 0) validate.fail(LABELS.days, 'must name at least one day');
-	const unknownDay = days.find((day) => !(DAYS as readonly string[]).includes(day.toLowerCase()));
+	const unknownDay = days.find((day) => !DAYS.includes(day.toLowerCase()));
 	if (unknownDay !== undefined)
 		validate.fail(LABELS.days, `names no day of the week ("${unknownDay}")`);
 	const clock = (value: unknown, field: string, allowMidnight: boolean) => {
@@ -197,7 +175,7 @@ export function readCallingHours(
 		return minutes;
 	};
 	const window: CallingWindow = {
-		days: days.map((day) => DAYS.indexOf(day.toLowerCase() as (typeof DAYS)[number])),
+		days: days.map((day) => DAYS.indexOf(day.toLowerCase())),
 		from: clock(hours.from ?? '09:00', LABELS.from, false),
 		until: clock(hours.until ?? '20:00', LABELS.until, true),
 	};
@@ -205,7 +183,6 @@ export function readCallingHours(
 	const zones = zonesOfItem(context, validate, hours, to);
 	const span = `${String(hours.from ?? '09:00')}–${String(hours.until ?? '20:00')}`;
 	const described = `${days.map(dayName).join(', ')} ${span} in ${zones.join(' and ')}`;
-	const item = { window, zones, described };
 	if (nextWindowStart(window, zones, Date.now()) === undefined) {
 		validate.fail(
 			FIELD,
@@ -213,45 +190,5 @@ export function readCallingHours(
 			'A number that may be in several zones is called only when the window is open in all of them: widen the window, or give the zone per item (Time Zone: Given).',
 		);
 	}
-	return item;
-}
-
-/**
- * Thrown instead of placing a call outside its window, through the steps between the check and the
- * send: Create outputs the item as deferred, not failed.
- */
-export class CallDeferred extends NodeOperationError {
-	constructor(
-		node: INode,
-		readonly nextCallAt: string,
-		readonly reason: string,
-	) {
-		super(node, reason);
-	}
-}
-
-/** When the item may be called next from `atMs` on: that instant or its next window's start. */
-export function nextCallTime(hours: ItemHours | undefined, atMs: number): number | undefined {
-	return hours ? nextWindowStart(hours.window, hours.zones, atMs) : atMs;
-}
-
-/** The time written out for a lead: ISO 8601 with the offset of its (first) zone. */
-export function leadTime(hours: ItemHours | undefined, ms: number, fallbackZone: string): string {
-	return isoWithOffset(ms, hours?.zones[0] ?? fallbackZone);
-}
-
-/** Why the item may not be dialled now, or undefined when it may: checked just before each send. */
-export function deferralOf(
-	node: INode,
-	hours: ItemHours | undefined,
-	to: string,
-	nowMs: number,
-): CallDeferred | undefined {
-	if (!hours || isInsideWindow(hours.window, hours.zones, nowMs)) return undefined;
-	const next = nextWindowStart(hours.window, hours.zones, nowMs);
-	const nextAt = next === undefined ? '' : isoWithOffset(next, hours.zones[0]);
-	const opens =
-		next === undefined ? 'it does not open again within a week' : `it opens next at ${nextAt}`;
-	const reason = `${to} was not called: it is outside Calling Hours (${hours.described}), and ${opens}.`;
-	return new CallDeferred(node, nextAt, reason);
+	return { window, zones, described };
 }

@@ -1,35 +1,40 @@
 /**
- * Calling Hours: whether an instant is inside a weekly window of local times, in one or several time zones, and
- * when the window next opens. A number that may be in several zones (e.g. +7) is inside only when it is inside
- * in every one of them.
- *
- * A window belongs to the local day it opens: 22:00–06:00 on Friday runs into Saturday morning. It is the
- * interval [open, close): it opens at the first instant the local clock shows `from` on that day, and closes at
- * the first instant it shows `until` (on the next day when `until` is before `from`). So on the day the clocks go
- * forward over `from` it opens at the change (02:30 in New York's skipped hour opens at 03:00 EDT), and on the
- * day they go back it opens at the first `from` and stays open through the repeated hour.
+ * Calling Hours at run time: whether an instant is inside a weekly window of local times in every zone a number
+ * may be in, and when it next opens. A window belongs to the local day it opens (22:00–06:00 on Friday runs into
+ * Saturday) and is [first instant showing `from`, first instant showing `until`): on a spring-forward day 02:30
+ * opens at 03:00 EDT; on a fall-back day it stays open through the repeated hour. The option is option.ts.
  */
-import { DAY, firstInstantShowing, formatterOf, offsetAt } from './zoneOffsets';
+import type { INode } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
+import {
+	DAY,
+	firstInstantShowing,
+	formatterOf,
+	offsetAt,
+} from '../../../../../shared/phoneZones/zoneOffsets';
+
+/** Days 0 = Sunday; `from`, `until` in minutes after local midnight (`until` before `from`: the next day). */
 export interface CallingWindow {
-	/** The local days the window opens, 0 = Sunday … 6 = Saturday. */
 	days: readonly number[];
-	/** Minutes after local midnight. */
 	from: number;
-	/** Minutes after local midnight, 1440 = midnight at the end of the day; before `from`: the next day. */
 	until: number;
+}
+
+/** `described`, e.g. "Monday–Friday 09:00–20:00 in America/New_York". */
+export interface ItemHours {
+	window: CallingWindow;
+	zones: string[];
+	described: string;
 }
 
 const MINUTE = 60_000;
 const SECOND = 1_000;
 
-/** How far ahead `nextWindowStart` looks: a weekly window opens within a week, whatever the clocks do. */
+/** A weekly window opens within a week, whatever the clocks do. */
 const HORIZON = 8 * DAY;
 
-/**
- * Minutes after midnight of a clock time "8:00", "08:00" or "20:30"; "24:00" is 1440, which only makes sense as
- * a window's `until`. Undefined for anything else.
- */
+/** Minutes after midnight of "8:00", "08:00" or "20:30"; "24:00" is 1440 (an `until`); otherwise undefined. */
 export function parseClock(text: string): number | undefined {
 	if (typeof text !== 'string') return undefined;
 	const match = /^(\d{1,2}):(\d{2})$/.exec(text.trim());
@@ -40,7 +45,7 @@ export function parseClock(text: string): number | undefined {
 	return hours * 60 + minutes;
 }
 
-/** Whether the platform's `Intl` knows the zone: IANA names ("Europe/London") and "UTC". */
+/** Whether `Intl` knows the zone: IANA names and "UTC". */
 export function isValidTimeZone(zone: string): boolean {
 	if (typeof zone !== 'string' || zone.trim() === '') return false;
 	try {
@@ -65,7 +70,6 @@ function closingOf(window: CallingWindow, zone: string, day: number): number {
 	return firstInstantShowing(zone, closingDay * DAY + window.until * MINUTE);
 }
 
-/** The local day the zone's clock shows at an instant. */
 function localDayOf(zone: string, ms: number): number {
 	return Math.floor((ms + offsetAt(zone, ms)) / DAY);
 }
@@ -80,10 +84,7 @@ function isInsideIn(window: CallingWindow, zone: string, atMs: number): boolean 
 	return false;
 }
 
-/**
- * Whether the instant is inside the window in every zone. False for no zones. Throws RangeError for a zone
- * `Intl` does not know (check it with `isValidTimeZone`).
- */
+/** False for no zones; RangeError for a zone `Intl` does not know. */
 export function isInsideWindow(
 	window: CallingWindow,
 	zones: readonly string[],
@@ -112,10 +113,7 @@ function windowsIn(
 	return windows;
 }
 
-/**
- * `nowMs` when it is inside the window in every zone; otherwise the earliest later instant that is, or undefined
- * when there is none within 8 days (no zones, no days, an empty window, or zones whose windows never overlap).
- */
+/** The earliest instant from `nowMs` inside the window in every zone; undefined when none within 8 days. */
 export function nextWindowStart(
 	window: CallingWindow,
 	zones: readonly string[],
@@ -125,7 +123,6 @@ export function nextWindowStart(
 	if (isInsideWindow(window, zones, nowMs)) return nowMs;
 	const horizon = nowMs + HORIZON;
 	const windowsByZone = zones.map((zone) => windowsIn(window, zone, nowMs, horizon));
-	// Move the candidate to the next opening of any zone it is not inside, until it is inside in all of them.
 	let candidate = nowMs;
 	for (;;) {
 		let moved = false;
@@ -154,4 +151,39 @@ export function isoWithOffset(ms: number, zone: string): string {
 	return `${local}${offset < 0 ? '-' : '+'}${twoDigits(Math.floor(seconds / 3600))}:${twoDigits(
 		Math.floor(seconds / 60) % 60,
 	)}${extraSeconds}`;
+}
+
+/** Thrown instead of placing a call outside its window: Create outputs the item as deferred, not failed. */
+export class CallDeferred extends NodeOperationError {
+	constructor(
+		node: INode,
+		readonly nextCallAt: string,
+		readonly reason: string,
+	) {
+		super(node, reason);
+	}
+}
+
+export function nextCallTime(hours: ItemHours | undefined, atMs: number): number | undefined {
+	return hours ? nextWindowStart(hours.window, hours.zones, atMs) : atMs;
+}
+
+export function leadTime(hours: ItemHours | undefined, ms: number, fallbackZone: string): string {
+	return isoWithOffset(ms, hours?.zones[0] ?? fallbackZone);
+}
+
+/** Why the item may not be dialled now; checked at the decision and just before each send. */
+export function deferralOf(
+	node: INode,
+	hours: ItemHours | undefined,
+	to: string,
+	nowMs: number,
+): CallDeferred | undefined {
+	if (!hours || isInsideWindow(hours.window, hours.zones, nowMs)) return undefined;
+	const next = nextWindowStart(hours.window, hours.zones, nowMs);
+	const nextAt = next === undefined ? '' : isoWithOffset(next, hours.zones[0]);
+	const opens =
+		next === undefined ? 'it does not open again within a week' : `it opens next at ${nextAt}`;
+	const reason = `${to} was not called: it is outside Calling Hours (${hours.described}), and ${opens}.`;
+	return new CallDeferred(node, nextAt, reason);
 }

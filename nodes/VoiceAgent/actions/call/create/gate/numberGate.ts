@@ -1,6 +1,6 @@
 import { LONGEST_CALL_MS, surelyEnded } from '../../../../../shared/callStatus';
 import { canonicalPhoneNumber } from '../../../../../shared/phoneNumber';
-import type { CallLedger, CallRecord } from '../records/callLedger';
+import type { CallLedger, CallRecord } from '../model';
 
 /**
  * Where a number stands in this n8n process: `deciding` (its checks and look-ups run), `placing`

@@ -6,26 +6,15 @@ import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { AttemptReport } from '../../../../../shared/transport/types';
 import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
-import type { CallRecord } from '../records/callLedger';
+import type { CallRecord } from '../model';
 
-/**
- * An AI tool (AI Agent, MCP Server Trigger) places at most this many calls an hour per agent unless the
- * workflow sets another budget: a model that loops, or a prompt injection, phones at most this many
- * allowed numbers an hour, however many executions its tool calls start.
- */
-export const TOOL_DEFAULT_MAX_CALLS_PER_HOUR = 5;
+/** An AI tool's default: a looping model or a prompt injection phones at most this many numbers an hour. */
+const TOOL_DEFAULT_MAX_CALLS_PER_HOUR = 5;
 const FIELD = 'Max Calls per Hour';
 const HOUR_MS = 3_600_000;
-/**
- * A call the list shows is still remembered this long after it landed: a read that started before it
- * landed (and may not show it) is taken within this time, or refused. Memory only, never a count.
- */
+/** A listed call is remembered this long after it landed: a read started before it is taken within it, or refused. */
 const SHOWN_KEPT_MS = 600_000;
-/**
- * How long the list may take to show a call the service confirmed by ID (the look-up after an unnamed
- * answer waits up to 4 s for it). A call still not listed after this is read by its ID: a call the
- * service does not hold (404) no longer counts, one it holds counts until the list shows it.
- */
+/** A call not listed after this is read by ID: a 404 no longer counts, one held counts until listed. */
 const LIST_LAG_MS = 60_000;
 
 export const maxCallsPerHourOption: INodeProperties = {
@@ -37,7 +26,6 @@ export const maxCallsPerHourOption: INodeProperties = {
 	description: `At most this many calls by the agent in any hour, whoever placed them; a call over it fails before dialling. Keep a budget when the node is an AI tool. 0: no limit. Without this option: ${TOOL_DEFAULT_MAX_CALLS_PER_HOUR} as an AI tool, no limit otherwise.`,
 };
 
-/** The item's budget: 0 for none. */
 export function maxCallsPerHour(
 	context: IExecuteFunctions,
 	validate: InputValidator,
@@ -50,11 +38,10 @@ export function maxCallsPerHour(
 
 /** The agent's calls of the last hour, as one read of the call list saw them. */
 export interface HourRead {
-	/** n8n's clock when the read started: calls that landed before it are in it, if the list is current. */
+	/** n8n's clock when the read started. */
 	startedAt: number;
-	/** The service's time of answering (its Date header), in ms. */
+	/** The service's Date header and the calls' `created_at` by ID, in ms (the service's clock). */
 	serviceNowMs: number;
-	/** The calls of the hour by ID, with their `created_at` in ms (the service's clock). */
 	createdMs: Map<string, number>;
 }
 
@@ -62,7 +49,7 @@ export interface HourRead {
 export interface HourBudget {
 	max: number;
 	agentId: string;
-	/** The account's fingerprint and the agent: all executions of the process count together under it. */
+	/** Account and agent: all executions of the process count together under it. */
 	key: string;
 }
 
@@ -73,10 +60,7 @@ function unreadable(context: IExecuteFunctions, budget: HourBudget, to: string, 
 	});
 }
 
-/**
- * Reads the agent's calls, newest first, only as far back as the hour reaches. Anything that cannot be
- * read (an error answer, another shape, no Date header) fails closed: nothing is dialled.
- */
+/** Reads the agent's calls back to an hour ago; anything that cannot be read fails closed. */
 export async function readHour(
 	context: IExecuteFunctions,
 	budget: HourBudget,
@@ -114,26 +98,19 @@ export async function readHour(
 /** A call this process counts against the budget until the call list shows it. */
 interface HourEntry {
 	callId?: string;
-	/** n8n's clock when POST /call landed; undefined while the call is being placed. */
+	/** Undefined while the call is being placed. */
 	landedAt?: number;
-	/** The service answered 404 for its ID: it holds no such call, so it is not counted. */
+	/** A 404 for its ID: not counted. */
 	notHeld?: true;
 }
 
-interface AgentHour {
-	/** The newest read of any execution: every check counts with it, so no entry is dropped too early. */
-	read?: HourRead;
-	entries: Set<HourEntry>;
-}
-
 /**
- * Per account and agent, the calls of this process the call list may not show yet: being placed, or
- * landed after the newest read started. Module scope, so that every execution of the process counts
- * them; an agent's entry goes once none is left (a later read shows them, or the hour has passed).
+ * Per account and agent, the calls the list may not show yet, and the newest read of any execution (every
+ * check counts with it, so no entry is dropped too early). Module scope: every execution counts them.
  */
+type AgentHour = { read?: HourRead; entries: Set<HourEntry> };
 const hours = new Map<string, AgentHour>();
 
-/** Calls this process placed that the list has long not shown: read by ID, forgotten on a 404. */
 async function forgetCallsNotHeld(
 	context: IExecuteFunctions,
 	key: string,
@@ -167,19 +144,14 @@ function counted(hour: AgentHour, now: number): number[] {
 	return times.sort((a, b) => b - a);
 }
 
-/** The call a use took from the budget: `land` once POST /call has landed (or nothing was sent). */
+/** `land` once POST /call has landed (or nothing was sent). */
 export interface HourCall {
 	land(record: CallRecord): void;
 }
 
 const NOT_COUNTED: HourCall = { land: () => {} };
 
-/**
- * Checks the budget and, when a call is left, takes it, in one synchronous step: two executions of the
- * process never both take the last call. Fails before anything is sent when the hour is full. A call
- * that lands is counted until a later read shows it (or the hour has passed); one that placed nothing
- * (not sent, skipped) is forgotten.
- */
+/** Checks and takes a call in one synchronous step: two executions never both take the last call. */
 export function takeHourCall(
 	budget: HourBudget | undefined,
 	read: HourRead | undefined,

@@ -10,45 +10,35 @@ import type { CallSummary } from '../../../../../shared/types';
 import { placedHere } from '../gate/numberGate';
 
 /*
- * Across n8n processes (queue-mode workers) only the service's call list is shared, and a service may list
- * a call that rings without its number (the live one fills `client_number` once the call connects): the
- * skip window's look-up by number cannot see it. Before deciding, an item whose number is looked up in the
- * list (a skip window above 0, or Call Again's attempt 2 on) reads its agent's calls of the last
- * NEVER_CONNECTED_AFTER_MS and waits while any of them rings with no number and was not placed by this
- * process: once they connect (their number shows) or count as never connected, the look-up runs again.
+ * Across n8n processes only the call list is shared, and the live service lists a ringing call without its
+ * number: a look-up by number cannot see it. So an item whose number is looked up first waits while a call of
+ * its agent, not placed by this process, rings with no number; once they connect or count as never
+ * connected, the look-up runs again.
  */
 
-/** The first look again at calls that ring elsewhere, then each 1.5 times later, at most every 5 s. */
+/** Looks again after 1 s, then each 1.5 times later, at most every 5 s. */
 const FIRST_CHECK_MS = 1_000;
 const MAX_CHECK_MS = 5_000;
 /** The service's clock writes `created_at` and its Date header to the second at worst. */
 const SECOND_MS = 1_000;
 
-/** What the check needs of an item. */
 interface RingingCheck {
 	account: string;
-	/** The agent's calls to the number: its agent ID, when From named the agent. */
 	filter: CallFilter;
 	to: string;
 	itemIndex: number;
 }
 
 /**
- * What this process knows of an agent's calls, from earlier reads: every call created before `readTo`
- * (the service's clock, ms) was read, and of those the ones that rang with no number are in `ringing`
- * (ID → created, ms). A call never rings again once connected or ended, so a later read stops at
- * `readTo` and asks only for these by ID.
+ * Every call created before `readTo` (service's clock) was read; `ringing`: those that rang with no number.
+ * A call never rings again once connected, so a later read stops at `readTo` and asks for these by ID.
  */
 interface AgentCalls {
 	readTo: number;
 	ringing: Map<string, number>;
 }
 
-/**
- * By account and agent ('' for the account's calls). Module scope: the reads of every execution of the
- * process build on each other. An agent's entry goes once nothing of it rings and its last read is older
- * than the never-connected bound: bounded by the agents whose calls rang in the last 10 minutes.
- */
+/** By account and agent, module scope: every execution's reads build on each other; idle entries go. */
 const agentsCalls = new Map<string, AgentCalls>();
 
 const ringsUnknown = (call: CallSummary) => call.status === RINGING && numberCalled(call) === '';
@@ -62,11 +52,7 @@ function forgetOld(nowMs: number): void {
 	}
 }
 
-/**
- * The agent's calls (the account's when From gave a phone number) that ring with no number and were not
- * placed by this process: the newest pages, back to the never-connected bound or to where the process
- * read before (one page when it reads often), then those that rang before, by ID.
- */
+/** The agent's calls ringing with no number, not placed here: newest pages back to the last read, or the bound. */
 async function ringingUnknown(context: IExecuteFunctions, check: RingingCheck) {
 	const agentId = check.filter.agentId ?? '';
 	const key = `${check.account}|${agentId}`;
@@ -95,11 +81,7 @@ async function ringingUnknown(context: IExecuteFunctions, check: RingingCheck) {
 	return { known, calls: ids.map((id) => seen.get(id) ?? ({ id } as CallSummary)) };
 }
 
-/**
- * Waits while calls of the item's agent placed elsewhere ring with no number (above). True when it
- * waited: the caller then looks the number up again. A call still ringing past the never-connected bound
- * (a service that gives no time to tell it by) fails the item: nothing is dialled.
- */
+/** True when it waited (look again); a call ringing past the never-connected bound fails the item. */
 export async function waitedForRinging(
 	context: IExecuteFunctions,
 	check: RingingCheck,
@@ -121,7 +103,6 @@ export async function waitedForRinging(
 	return true;
 }
 
-/** The calls that still ring with no number, those `ask` picks read again by ID. */
 async function stillRinging(
 	context: IExecuteFunctions,
 	known: AgentCalls,

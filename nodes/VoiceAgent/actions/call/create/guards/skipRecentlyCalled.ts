@@ -11,14 +11,15 @@ import {
 import { latestInstantOf } from '../../../../../shared/serviceTime';
 import type { Call, CallSummary } from '../../../../../shared/types';
 import type { InputValidator } from '../../../../../shared/validation';
-import { advance, type CallLedger, type CallRecord } from '../records/callLedger';
+import type { CallLedger, CallRecord, SkippedCall } from '../model';
+import { advance } from '../records/callLedger';
+import { waitedForRinging } from './ringingElsewhere';
 
-/** The window of a new node (version 1.2): long enough for redelivered events and a prompt *Retry execution*. */
+/** Long enough for redelivered events and a prompt *Retry execution*. */
 const DEFAULT_WINDOW_MINUTES = 15;
 const FIRST_VERSION = 1.2;
 const FIELD = 'Skip If Called Within (Minutes)';
 
-/** Call → Create's guard against the same call placed by two executions (a re-run, a redelivered event). */
 export const skipRecentlyCalledProperty: INodeProperties = {
 	displayName: FIELD,
 	name: 'skipCalledWithinMinutes',
@@ -30,7 +31,6 @@ export const skipRecentlyCalledProperty: INodeProperties = {
 	displayOptions: { show: { '@version': [{ _cnd: { gte: FIRST_VERSION } }] } },
 };
 
-/** Shown when the window is off: then a new execution is free to call every number again. */
 export const skipOffNotice: INodeProperties = {
 	displayName:
 		'With 0, an event that comes twice or a second start of the workflow can phone the same person again. Retry On Fail and retrying an execution stay safe. To skip recent calls, set a number of minutes longer than your longest list takes.',
@@ -42,7 +42,6 @@ export const skipOffNotice: INodeProperties = {
 	},
 };
 
-/** The item's window in minutes; 0 (off) for nodes older than version 1.2. */
 export function skipWindowMinutes(
 	context: IExecuteFunctions,
 	validate: InputValidator,
@@ -68,9 +67,8 @@ const callOf = (call: CallSummary) =>
 const asMinutes = (ms: number) => `${Math.floor(ms / 60_000)} min ${Math.floor(ms / 1000) % 60} s`;
 
 /**
- * Why the newest call to the number counts as recent, or undefined when it does not. Its age is the
- * service's time of answering (Date header) minus its `created_at`: both the service's clock, never
- * n8n's. A call whose age cannot be read counts as recent: the node errs on the side of not phoning.
+ * Why the newest call to the number counts as recent, or undefined. Its age is measured on the service's clock
+ * (Date header minus `created_at`), never n8n's; an age that cannot be read counts as recent.
  */
 export function recentCallReason(
 	call: CallSummary,
@@ -92,17 +90,7 @@ export function recentCallReason(
 	return undefined;
 }
 
-/**
- * A call found instead of placing one. `ownAttempt`: it is this very attempt's call (placed by an
- * earlier execution of the same attempt), so its end is the attempt's outcome; never output.
- */
-export type SkippedCall = Call & { skipped: true; skipReason: string; ownAttempt?: true };
-
-/**
- * Thrown from just before POST /call when a look again (the last look being a second old or more) finds
- * that the number was called meanwhile (another execution): the item outputs that call as skipped, nothing
- * is sent.
- */
+/** Thrown just before POST /call when a look again finds the number called meanwhile: nothing is sent. */
 export class CallFoundMeanwhile extends NodeOperationError {
 	constructor(
 		node: INode,
@@ -112,7 +100,6 @@ export class CallFoundMeanwhile extends NodeOperationError {
 	}
 }
 
-/** The agent's recent call to the number, in full and marked as not placed again; undefined: none. */
 export async function recentlyCalled(
 	context: IExecuteFunctions,
 	filter: CallFilter,
@@ -126,11 +113,8 @@ export async function recentlyCalled(
 }
 
 /**
- * For attempt 2 and later, the skip window is replaced by the lead's own record of its last call: the
- * attempt is placed only while that call is the newest to the number and has ended, so a due next attempt
- * is never mistaken for a re-run, however long ago the last one was. A newer call means the number was
- * called since: nothing is placed. With this item's context (not empty) it is the attempt's own, placed by
- * a run whose outcome never reached the lead (`ownAttempt`).
+ * From attempt 2 the skip window gives way to the lead's record of its last call: the attempt is placed only
+ * while that call is the newest to the number and has ended, so a due attempt is never taken for a re-run.
  */
 export async function attemptPlacedAlready(
 	context: IExecuteFunctions,
@@ -139,7 +123,6 @@ export async function attemptPlacedAlready(
 		attempt: number;
 		previousCallId: string;
 		callContext: string;
-		/** Whether this execution placed the call for this attempt (a loop's earlier pass, say). */
 		placedHere: (callId: string) => boolean;
 	},
 ): Promise<SkippedCall | undefined> {
@@ -154,25 +137,22 @@ export async function attemptPlacedAlready(
 	}
 	if (!skipReason) return undefined;
 	const found = await getCall(context, call.id);
-	// A newer call is this attempt's own, placed by a run whose outcome was lost, when this execution placed
-	// it for the attempt, or when it has this item's context. An empty Context is no evidence: any other
-	// call without one (a manual call, another workflow's) has it.
+	// A newer call is this attempt's own (its run's outcome lost) when this execution placed it for the
+	// attempt, or it has the item's Context (sameContext: an empty one is no evidence).
 	const own = call.id !== previousCallId && (item.placedHere(call.id) || sameContext(found, item));
 	return { ...found, skipped: true, skipReason, ...(own ? { ownAttempt: true as const } : {}) };
 }
 
-/** Why a call newer than the previous attempt's keeps this attempt from being placed. */
 export function calledSinceReason(call: CallSummary, attempt: number, previousCallId: string) {
 	return `${callOf(call)} is newer than attempt ${attempt - 1}'s call ${previousCallId}: the number was called since, so attempt ${attempt} was not placed again`;
 }
 
-/** Whether a call has the item's Context: evidence that it is the item's own only when not empty. */
+/** An empty Context is no evidence: any call without one (a manual call, another workflow's) has it. */
 export function sameContext(call: Call, item: { callContext: string }): boolean {
 	return item.callContext !== '' && (call.context ?? '') === item.callContext;
 }
 
-/** Whether a record of the ledger placed the call for this attempt to this number. */
-export function placedForAttempt(
+function placedForAttempt(
 	ledger: CallLedger,
 	callId: string,
 	{ to, attempt }: { to: string; attempt: number },
@@ -186,12 +166,50 @@ export function placedForAttempt(
 	);
 }
 
-/**
- * Notes the call found instead of placing one: the number was called already, or (`ownAttempt`) this
- * very attempt's call was found, which every later re-run must give back as the attempt's own.
- */
+/** Notes the call found instead of placing one; an `ownAttempt` is given back as its own on every re-run. */
 export function recordFound(record: CallRecord, found: SkippedCall): void {
 	advance(record, 'skipped', found.id);
 	record.why = found.skipReason;
 	if (found.ownAttempt === true) record.own = true;
+}
+
+/** A look-up older than this may have missed a call another process placed meanwhile. */
+const LOOK_UP_FRESH_MS = 1_000;
+
+interface RecentCheck {
+	account: string;
+	filter: CallFilter;
+	body: { to: string; context?: string };
+	itemIndex: number;
+	windowMinutes: number;
+	attempt: number;
+	previousCallId?: string;
+}
+
+/**
+ * The skip window's look-up, or from attempt 2 the previous attempt's call, after any call ringing elsewhere
+ * with no number (ringingElsewhere.ts). `recheck` looks again just before sending when the last look is not
+ * fresh: a call placed elsewhere while this item waited is found, however the wait came about.
+ */
+export function recentLookUp(context: IExecuteFunctions, ledger: CallLedger, item: RecentCheck) {
+	const { previousCallId, attempt, body } = item;
+	let lookedUpAt = 0;
+	const byNumber = async () => {
+		lookedUpAt = Date.now();
+		return previousCallId
+			? await attemptPlacedAlready(context, item.filter, {
+					...{ attempt, previousCallId, callContext: body.context ?? '' },
+					placedHere: (callId) => placedForAttempt(ledger, callId, { to: body.to, attempt }),
+				})
+			: await recentlyCalled(context, item.filter, item.windowMinutes);
+	};
+	const lookUp = async () => {
+		const found = await byNumber();
+		if (found || (previousCallId === undefined && item.windowMinutes <= 0)) return found;
+		const check = { ...item, to: body.to };
+		return (await waitedForRinging(context, check)) ? await byNumber() : undefined;
+	};
+	const recheck = async () =>
+		Date.now() - lookedUpAt >= LOOK_UP_FRESH_MS ? await lookUp() : undefined;
+	return { lookUp, recheck };
 }

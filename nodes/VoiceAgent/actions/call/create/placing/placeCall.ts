@@ -1,13 +1,7 @@
 import type { IExecuteFunctions, INode } from 'n8n-workflow';
 
 import type { CreatedCall } from '../../../../../shared/decode/createdCall';
-import {
-	createCall,
-	getCall,
-	listCalls,
-	type CallFilter,
-	type NewCall,
-} from '../../../../../shared/api/calls';
+import { createCall, getCall, listCalls, type CallFilter } from '../../../../../shared/api/calls';
 import { asNodeError, noAnswerError, statedFailure } from '../../../../../shared/errors';
 import { waitUnlessCancelled } from '../../../../../shared/transport/cancel';
 import type {
@@ -19,19 +13,15 @@ import { latestInstantOf } from '../../../../../shared/serviceTime';
 import { numberCalled } from '../../../../../shared/callStatus';
 import { oncePerRun } from '../../../../../shared/runCache';
 import type { Call } from '../../../../../shared/types';
-import { advance, type CallRecord } from '../records/callLedger';
-import { CallDeferred, deferralOf, type ItemHours } from '../callingHours/option';
-import { CallFoundMeanwhile, recordFound, type SkippedCall } from '../guards/skipRecentlyCalled';
+import type { CallRecord, SkippedCall } from '../model';
+import { advance } from '../records/callLedger';
+import { CallDeferred, deferralOf } from '../callingHours/window';
+import { CallFoundMeanwhile, recordFound } from '../guards/skipRecentlyCalled';
+import type { ItemCall } from '../decide/taken';
 
-/** What POST /call sends for an item, and what is checked before it goes out. */
-interface PlaceRequest {
-	body: NewCall;
-	filter: CallFilter;
-	itemIndex: number;
-	hours?: ItemHours;
-	/** Looks again whether the number was called meanwhile, when the last look is not fresh. */
+type PlaceRequest = Pick<ItemCall, 'body' | 'filter' | 'itemIndex' | 'hours'> & {
 	recheck?: () => Promise<SkippedCall | undefined>;
-}
+};
 
 /** How many of the agent's latest calls are remembered before dialling, and read when looking for one. */
 const RECENT_CALLS = 20;
@@ -39,34 +29,24 @@ const LOOKED_AT_CALLS = 100;
 /** Waits before each look for a call whose creation answer was lost: the service may still be at it. */
 const LOOKUP_DELAYS_MS = [0, 1_000, 3_000];
 
-/** The calls this node run placed or found as its own: a lookup never takes another item's call. */
+/** The calls this node run placed or found: a lookup never takes another item's call. */
 function callsOfRun(context: IExecuteFunctions): Set<string> {
 	return oncePerRun(context, 'callsOfRun', () => new Set<string>());
 }
 
-/**
- * Whether a failed POST /call certainly placed nothing: the service refused it (a 4xx, a 429) or the
- * connection never opened. A stop, a timeout, a 5xx, or anything the node did not state itself (a bug)
- * may have come after the service acted.
- */
+/** A refusal (4xx, 429) or a connection never opened; a stop, timeout, 5xx or bug may follow the service acting. */
 function certainlyNotSent(error: unknown): boolean {
 	const stated = statedFailure(error);
 	return stated !== undefined && stated.kind !== 'cancelled' && !stated.outcomeUnknown;
 }
 
-/**
- * Where a call the item placed shows in the list: among its agent's calls (the account's when From gave a
- * phone number), since a service may list a call that rings without its number (the live one).
- */
+/** The agent's calls (the account's for a phone number): the live service lists a ringing call without its number. */
 const placedScope = ({ agentId }: CallFilter): CallFilter => (agentId ? { agentId } : {});
 
 /** The agent's calls before POST /call: their IDs, and the service's time of the answer (ms, or NaN). */
-interface Before {
-	knownIds: Set<string>;
-	serviceMs: number;
-}
+type Before = Awaited<ReturnType<typeof callsBefore>>;
 
-async function callsBefore(context: IExecuteFunctions, filter: CallFilter): Promise<Before> {
+async function callsBefore(context: IExecuteFunctions, filter: CallFilter) {
 	let serviceDate: string | undefined;
 	const observer = { onAttempt: (attempt: AttemptReport) => (serviceDate = attempt.serviceDate) };
 	const calls = await listCalls(context, placedScope(filter), RECENT_CALLS, { observer });
@@ -77,14 +57,13 @@ async function callsBefore(context: IExecuteFunctions, filter: CallFilter): Prom
 }
 
 /**
- * The call an attempt created: a call of its agent that is new (not listed before, not created before that
- * read by the service's clock, not taken by another item of the run), with the item's Context, to its
- * number. One that rings without a number (the live service's, until it connects) is taken only when it is
- * the only one and the Context says whose it is, or the answer hinted at its ID: never another's call.
+ * The call an attempt created: new (not listed before, not older than that read, not another item's), with the
+ * item's Context, to its number. One ringing without a number is taken only when it is the only one and the
+ * Context says whose it is, or the answer hinted at its ID: never another's call.
  */
 async function findPlacedCall(
 	context: IExecuteFunctions,
-	{ filter, body }: { filter: CallFilter; body: NewCall },
+	{ filter, body }: PlaceRequest,
 	before: Before,
 	hint: string | undefined,
 ): Promise<Call | undefined> {
@@ -115,20 +94,16 @@ async function findPlacedCall(
 	return undefined;
 }
 
-/** The transport's observer of POST /call; `refused`: the last request that went out was answered 429. */
-type SendingObserver = RequestObserver & { readonly refused: boolean };
-
 /**
- * The record goes to `sent` the moment POST /call goes out, after any wait for the pace. Nothing goes out
- * when the number turns out to have been called meanwhile (looked up again unless the last look is
- * fresh), or when Calling Hours closed during the wait (a refused earlier attempt sent nothing).
+ * The record goes to `sent` the moment POST /call goes out, after any wait for the pace, unless the number
+ * was called meanwhile or Calling Hours closed during the wait. `refused`: the last request was answered 429.
  */
 function sendingObserver(
 	record: CallRecord,
 	pace: RequestObserver | undefined,
 	{ hours, body, recheck }: PlaceRequest,
 	node: INode,
-): SendingObserver {
+): RequestObserver & { readonly refused: boolean } {
 	// A 429 says the service did not act; a stop during its wait, before the next request, sent nothing.
 	let refused = false;
 	return {
@@ -154,11 +129,8 @@ function sendingObserver(
 }
 
 /**
- * Sends POST /call once and moves the item's record as the answer says. A call placed twice phones a
- * person twice, so it is never repeated after an answer that may mean the service acted: any 2xx is
- * "placed", and a failure that may have come after the service acted is "unknown". Either way, when the
- * answer does not name the call, the agent's calls that existed before are remembered (by ID, and the
- * service's time of that answer) and a new one in the list afterwards is the one placed.
+ * Sends POST /call once, never again after an answer that may mean the service acted (any 2xx: placed; a
+ * failure after it may have acted: unknown). An answer that names no call: the new one in the list is it.
  */
 export async function placeCall(
 	context: IExecuteFunctions,
@@ -177,11 +149,12 @@ export async function placeCall(
 			recordFound(record, error.found);
 			return error.found;
 		}
-		if (error instanceof CallDeferred) {
-			advance(record, 'notSent');
-			throw asNodeError(context.getNode(), error);
-		}
-		if (record.state === 'claimed' || sending.refused || certainlyNotSent(error)) {
+		if (
+			error instanceof CallDeferred ||
+			record.state === 'claimed' ||
+			sending.refused ||
+			certainlyNotSent(error)
+		) {
 			advance(record, 'notSent');
 			throw asNodeError(context.getNode(), error);
 		}
@@ -191,12 +164,11 @@ export async function placeCall(
 			why: 'The service did not confirm the call',
 		});
 	}
-	// A 2xx: the service acted, whatever the body looks like.
 	const { call } = created;
 	if (call) {
 		advance(record, 'placed', call.id);
 		callsOfRun(context).add(call.id);
-		// A call that rings has no number yet at a service that fills it in once connected (the live one).
+		// The live service fills in a ringing call's number once connected.
 		return call.to ? call : { ...call, to: body.to };
 	}
 	advance(record, 'unnamed');
@@ -211,14 +183,15 @@ export async function placeCall(
 async function lookUp(
 	context: IExecuteFunctions,
 	record: CallRecord,
-	{ body, filter, itemIndex }: { body: NewCall; filter: CallFilter; itemIndex: number },
+	request: PlaceRequest,
 	before: Before,
 	failure: { message: string; why: string; hint?: string },
 ): Promise<Call> {
+	const { body, itemIndex } = request;
 	let placed: Call | undefined;
 	let lookupFailure = '';
 	try {
-		placed = await findPlacedCall(context, { filter, body }, before, failure.hint);
+		placed = await findPlacedCall(context, request, before, failure.hint);
 	} catch (lookupError) {
 		// The look itself failing says nothing about the call: the error below must stand.
 		lookupFailure = ` Looking for it failed too: ${(lookupError as Error).message}.`;

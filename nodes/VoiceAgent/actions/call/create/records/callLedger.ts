@@ -1,25 +1,12 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
 import { configurationError } from '../../../../../shared/errors';
 import { oncePerRun } from '../../../../../shared/runCache';
+import type { InputValidator } from '../../../../../shared/validation';
 import { runsAsTool } from '../../allowedDestinations';
+import type { CallLedger, CallRecord, Caller, CallState } from '../model';
 
-/**
- * Where a call this node set out to place stands. It only moves forward: claimed → sent → placed /
- * unnamed (placed, the answer named no call) / unknown (no answer: maybe placed) / notSent; unnamed and
- * unknown → placed when the call list shows it; placed → ended. claimed → skipped (the number was called
- * already) or notSent (failed before sending). Only `notSent` and `skipped` placed nothing.
- */
-type CallState =
-	| 'claimed'
-	| 'sent'
-	| 'placed'
-	| 'unnamed'
-	| 'unknown'
-	| 'notSent'
-	| 'skipped'
-	| 'ended';
-
+/** A record only moves forward; unnamed: the answer named no call; unknown: no answer, maybe placed. */
 const NEXT: Record<CallState, readonly CallState[]> = {
 	claimed: ['sent', 'notSent', 'skipped'],
 	sent: ['placed', 'unnamed', 'unknown', 'notSent'],
@@ -31,71 +18,18 @@ const NEXT: Record<CallState, readonly CallState[]> = {
 	ended: [],
 };
 
-/** The states in which this node may have phoned someone: they count against Max Calls per Run. */
-const MAY_HAVE_CALLED: ReadonlySet<CallState> = new Set([
-	'claimed',
-	'sent',
-	'placed',
-	'unnamed',
-	'unknown',
-	'ended',
-]);
-
-/**
- * One intended call, in the execution's memory. About 100 bytes in the saved execution.
- */
-export interface CallRecord extends IDataObject {
-	/**
-	 * The agent that places it, by ID whichever way From named it ('' when From gave a phone number). In
-	 * records saved without `from`: the picker's `mode:value`, or '' (version 0.1.0: any agent).
-	 */
-	agent: string;
-	/** The number the call is placed from, whichever way From named it. */
-	from?: string;
-	to: string;
-	state: CallState;
-	callId?: string;
-	/** The execution that claimed it: another one is a *Retry execution* of it. */
-	executionId: string;
-	/** The node run (loop pass) whose batch placed it; tools: none. */
-	run?: number;
-	/** Why it was skipped: the call it found instead is output with this. */
-	why?: string;
-	/** The call found is this very attempt's own, placed by an execution whose outcome never reached the lead. */
-	own?: boolean;
-	/** The lead's attempt (Call Again) from 2 on: each attempt is a call of its own. */
-	attempt?: number;
-	/**
-	 * The slot of the record whose possible call this one is too (a later item with the same number,
-	 * after the first one's outcome was unknown): one possible call counts once, on that record.
-	 */
-	sameCallAs?: string;
-}
-
-/**
- * The execution's memory of Call → Create, kept in n8n's execution context for the node
- * (`getContext('node')`): n8n keeps it across the tries of *Retry On Fail* and the passes of a loop,
- * and saves it with the execution, so *Retry execution* finds it too. Every guard reads it: re-runs
- * (the item's record), Max Calls per Run (records that may have called), the per-number guard (records
- * in flight), Calls at Once (records placed and not seen ended) and the pace (`sentAt`).
- */
-export interface CallLedger extends IDataObject {
-	records: Record<string, CallRecord>;
-	/** n8n's clock (ms) at each POST /call of the last minute: Max New Calls per Minute. */
-	sentAt: number[];
-}
+/** Only `notSent` and `skipped` placed nothing: every other state counts against Max Calls per Run. */
+const placedNothing = (state: CallState) => state === 'notSent' || state === 'skipped';
 
 const LEDGER_KEY = 'voiceAgentCalls';
-/** What versions before the ledger kept: placed calls by slot, and the count of Max Calls. */
 const LEGACY_PLACED_KEY = 'voiceAgentPlacedCalls';
 const LEGACY_COUNT_KEY = 'voiceAgentCallsReserved';
 
-/** The node's execution context, which outlives a run of the node; undefined where n8n gives none. */
 function executionContextOf(context: IExecuteFunctions): IDataObject | undefined {
 	return typeof context.getContext === 'function' ? context.getContext('node') : undefined;
 }
 
-/** Calls an earlier version remembered, taken over so that a *Retry execution* after an upgrade holds. */
+/** Taken over from an earlier version, so that a *Retry execution* after an upgrade holds. */
 function fromLegacy(nodeContext: IDataObject): Record<string, CallRecord> {
 	const legacy = (nodeContext[LEGACY_PLACED_KEY] ?? {}) as Record<string, IDataObject>;
 	const records: Record<string, CallRecord> = {};
@@ -114,10 +48,7 @@ function fromLegacy(nodeContext: IDataObject): Record<string, CallRecord> {
 	return records;
 }
 
-/**
- * The execution's ledger. Where n8n gives no execution context, one for this node run only, and then
- * Retry On Fail is refused: a retry could not tell what the first try placed.
- */
+/** Without an execution context, one per node run, and Retry On Fail refused: a retry could not tell. */
 export function ledgerOf(context: IExecuteFunctions, itemIndex = 0): CallLedger {
 	const nodeContext = executionContextOf(context);
 	if (!nodeContext) {
@@ -136,15 +67,14 @@ export function ledgerOf(context: IExecuteFunctions, itemIndex = 0): CallLedger 
 	return nodeContext[LEDGER_KEY] as CallLedger;
 }
 
-/** The node run's index, the same for all its items: read once per run (a data proxy is not cheap). */
+/** Read once per run: a data proxy is not cheap. */
 export function runIndexOf(context: IExecuteFunctions): number {
 	return oncePerRun(context, 'runIndex', () => context.getWorkflowDataProxy(0).$runIndex as number);
 }
 
 /**
- * The item's place in the execution. A loop pass gets a new run index, so its items never meet another
- * pass's calls. An AI tool gets a new run index for every use and every retry, so there the number is
- * the place: a tool dials a number once per execution, whichever agent the model names.
+ * The item's place in the execution: a loop pass gets a new run index. So does every use and retry of an AI
+ * tool, so there the number is the place: a tool dials a number once per execution, whatever agent.
  */
 export function slotOf(context: IExecuteFunctions, itemIndex: number, to: string): string {
 	if (runsAsTool(context)) return `tool:${to}`;
@@ -152,12 +82,8 @@ export function slotOf(context: IExecuteFunctions, itemIndex: number, to: string
 }
 
 /**
- * What the guards read from the records, kept beside them so that each answer costs the same whatever
- * the size of the list: how many records may have phoned someone (Max Calls per Run), and the records
- * naming each call (a call seen to end). In memory only, beside the ledger object: built by one pass
- * over the records the first time a guard reads a ledger (so also when n8n read back a ledger it saved
- * with the execution, for *Retry execution*), then kept true by every change, which goes through
- * `claimSlot` and `advance` only.
+ * The count Max Calls per Run reads and the records naming each call, so each answer costs the same for any
+ * list. In memory: built on the first read (also of a ledger n8n read back), kept by `claimSlot` and `advance`.
  */
 interface LedgerIndex {
 	counted: number;
@@ -165,12 +91,11 @@ interface LedgerIndex {
 }
 
 const indexes = new WeakMap<CallLedger, LedgerIndex>();
-/** Each indexed record's index: `advance` moves a record without its ledger. */
+/** `advance` moves a record without its ledger. */
 const indexOfRecord = new WeakMap<CallRecord, LedgerIndex>();
 
-/** Whether the record counts against Max Calls per Run: it may have called, and counts for itself. */
 const counts = (record: CallRecord) =>
-	MAY_HAVE_CALLED.has(record.state) && record.sameCallAs === undefined;
+	!placedNothing(record.state) && record.sameCallAs === undefined;
 
 function addToIndex(index: LedgerIndex, record: CallRecord): void {
 	indexOfRecord.set(record, index);
@@ -213,28 +138,59 @@ export function advance(record: CallRecord, state: CallState, callId?: string): 
 	if (index) addToIndex(index, record);
 }
 
-/** Whether the record's call may have phoned someone (only `notSent` and `skipped` placed nothing). */
 export function mayHaveCalled(record: CallRecord | undefined): boolean {
-	return record !== undefined && MAY_HAVE_CALLED.has(record.state);
+	return record !== undefined && !placedNothing(record.state);
 }
 
-/**
- * How many calls this node may have placed in the execution: Max Calls per Run counts these, each
- * possible call once (a record that shares another's possible call is not counted again).
- */
+/** The calls this node may have placed in the execution, each possible call once. */
 export function callsCounted(ledger: CallLedger): number {
 	return indexOf(ledger).counted;
 }
 
-/**
- * Puts a new record in the slot. A record already there for another call (the slot's item now names
- * another number or agent, e.g. *Retry with currently saved workflow*) is kept under a key of its own:
- * it may have phoned someone, so Max Calls per Run must go on counting it.
- */
+/** An AI Agent's tool places one call per execution unless the workflow allows more. */
+const TOOL_DEFAULT_MAX_CALLS = 1;
+const MAX_CALLS = 'Max Calls per Run';
+
+export const maxCallsPerRunOption: INodeProperties = {
+	displayName: MAX_CALLS,
+	name: 'maxCallsPerRun',
+	type: 'number',
+	typeOptions: { minValue: 0 },
+	default: TOOL_DEFAULT_MAX_CALLS,
+	description: `At most this many calls in one run of the workflow, however often the node runs in it (an AI Agent may use it several times). A call over the limit fails before anything is dialled. 0: no limit. Without this option: ${TOOL_DEFAULT_MAX_CALLS} as an AI tool, no limit otherwise.`,
+};
+
+export function maxCallsPerRun(
+	context: IExecuteFunctions,
+	validate: InputValidator,
+	options: IDataObject,
+): number {
+	if (options.maxCallsPerRun === undefined) return runsAsTool(context) ? TOOL_DEFAULT_MAX_CALLS : 0;
+	return validate.integer(options.maxCallsPerRun, MAX_CALLS, 0);
+}
+
+/** Read in the same synchronous step as the record that follows: two uses never both take the last call. */
+export function checkCallLimit(
+	ledger: CallLedger,
+	validate: InputValidator,
+	max: number,
+	to: string,
+) {
+	const taken = callsCounted(ledger);
+	if (max > 0 && taken >= max) {
+		validate.fail(
+			MAX_CALLS,
+			`(${max}) is reached: this node already placed ${taken} call${taken === 1 ? '' : 's'} in this execution, so the call to ${to} was not placed`,
+			`Raise ${MAX_CALLS} (Call → Create → Options) to place more calls in one execution.`,
+		);
+	}
+}
+
+/** A record already in the slot that may have phoned someone is kept under a key of its own: it still counts. */
 export function claimSlot(ledger: CallLedger, slot: string, record: CallRecord): void {
 	const index = indexOf(ledger);
 	const earlier = ledger.records[slot];
-	if (earlier && MAY_HAVE_CALLED.has(earlier.state)) {
+	if (earlier && !placedNothing(earlier.state)) {
 		let displaced = 1;
 		while (ledger.records[`${slot}~${displaced}`]) displaced++;
 		ledger.records[`${slot}~${displaced}`] = earlier;
@@ -250,4 +206,23 @@ export function markEnded(ledger: CallLedger, callId: string): void {
 	for (const record of [...(indexOf(ledger).byCallId.get(callId) ?? [])]) {
 		if (record.state === 'placed') advance(record, 'ended');
 	}
+}
+
+export function recordCaller(caller: Caller): Pick<CallRecord, 'agent' | 'from'> {
+	return { agent: caller.agentId ?? '', from: caller.from };
+}
+
+/**
+ * The picker's mode never decides it: an agent by list, ID, name or phone number is one caller. Records saved
+ * before `from` name the picker; by name only the same name is known to be the same agent.
+ */
+export function sameCaller(record: CallRecord, caller: Caller): boolean {
+	if (record.from !== undefined)
+		return record.from === caller.from || (record.agent !== '' && record.agent === caller.agentId);
+	if (record.agent === '' || record.agent === caller.picker) return true;
+	const colon = record.agent.indexOf(':');
+	const mode = record.agent.slice(0, colon);
+	const value = record.agent.slice(colon + 1);
+	if (mode === 'phoneNumber') return value === caller.from;
+	return (mode === 'list' || mode === 'id') && value === caller.agentId;
 }

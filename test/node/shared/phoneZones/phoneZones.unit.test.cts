@@ -6,10 +6,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { zonesOfNumber } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones';
-import { isValidTimeZone } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/window';
+import { zonesOfNumber } from '../../../../nodes/shared/phoneZones/phoneZones';
+import { isValidTimeZone } from '../../../../nodes/VoiceAgent/actions/call/create/callingHours/window';
 
-const ROOT = path.resolve(__dirname, '../../../../..');
+const ROOT = path.resolve(__dirname, '../../../..');
 const SOURCE = path.join(ROOT, 'scripts/data/libphonenumber/timezones-map_data.txt');
 
 /** The vendored map as its own format says: `prefix|Zone&Zone`, comments after `#`. */
@@ -119,14 +119,11 @@ describe('zonesOfNumber', () => {
 
 	test('a prefix the map marks Etc/Unknown only has no zone (libphonenumber’s answer for "cannot say")', () => {
 		jest.isolateModules(() => {
-			jest.doMock(
-				'../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones.data',
-				() => ({
-					zoneNames: 'Etc/Unknown|Europe/London',
-					prefixGroups: '0=888;0.1=889;1=88',
-				}),
-			);
-			const isolated: typeof import('../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones') = require('../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones');
+			jest.doMock('../../../../nodes/shared/phoneZones/phoneZones.data', () => ({
+				zoneNames: 'Etc/Unknown|Europe/London',
+				prefixGroups: '0=888;0.1=889;1=88',
+			}));
+			const isolated: typeof import('../../../../nodes/shared/phoneZones/phoneZones') = require('../../../../nodes/shared/phoneZones/phoneZones');
 			expect(isolated.zonesOfNumber('+8881234')).toBeUndefined();
 			expect(isolated.zonesOfNumber('+8891234')).toEqual(['Europe/London']);
 			expect(isolated.zonesOfNumber('+8871234')).toEqual(['Europe/London']);

@@ -36,8 +36,8 @@ import type { PhoneNumberTypes } from 'awesome-phonenumber';
 import { deserialize } from 'bson';
 import fc from 'fast-check';
 
-import { zonesOfNumber } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones';
-import { propertyParameters, propertyTimeout } from '../../../../support/properties.cts';
+import { zonesOfNumber } from '../../../../nodes/shared/phoneZones/phoneZones';
+import { propertyParameters, propertyTimeout } from '../../../support/properties.cts';
 
 // --- The oracle: libphonenumber's map and rule, nothing from the package. ---
 

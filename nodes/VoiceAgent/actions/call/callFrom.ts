@@ -1,14 +1,14 @@
 import type { IExecuteFunctions, INodeProperties } from 'n8n-workflow';
 
-import { getAgent } from '../../../../shared/api/agents';
+import { getAgent } from '../../../shared/api/agents';
 import {
 	agentLocator,
 	type AgentLocatorValue,
 	type ResolvedAgent,
-} from '../../../../shared/parameters/agent';
-import { dataProblemError } from '../../../../shared/errors';
-import { readOncePerRun } from '../../../../shared/runCache';
-import { INPUT_LIMITS, type InputValidator } from '../../../../shared/validation';
+} from '../../../shared/parameters/agent';
+import { dataProblemError } from '../../../shared/errors';
+import { readOncePerRun } from '../../../shared/runCache';
+import { INPUT_LIMITS, type InputValidator } from '../../../shared/validation';
 
 /** Call → Create's From: the agent that places the call, or the number it calls from. */
 export const fromProperty: INodeProperties = agentLocator({

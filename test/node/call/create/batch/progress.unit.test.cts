@@ -4,7 +4,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { Progress } from '../../../../../nodes/VoiceAgent/actions/call/create/attempts/outcomes';
+import { Progress } from '../../../../../nodes/VoiceAgent/actions/call/create/batch/progress';
 
 function hintOf(byOutcome: boolean, items: IDataObject[], failures = 0): string {
 	const progress = new Progress(byOutcome);

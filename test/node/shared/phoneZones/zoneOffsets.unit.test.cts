@@ -1,8 +1,5 @@
 /** A zone's wall clock from Intl: offsets, and the first instant the clock shows a local time. */
-import {
-	firstInstantShowing,
-	offsetAt,
-} from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/zoneOffsets';
+import { firstInstantShowing, offsetAt } from '../../../../nodes/shared/phoneZones/zoneOffsets';
 
 const at = (iso: string) => Date.parse(iso);
 /** A local date-time written as if it were UTC, as zoneOffsets' "wall" times are. */

@@ -7,11 +7,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-import { countryWideRange } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges';
-import { countryWideRanges } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges.data';
-import { zonesOfNumber } from '../../../../../nodes/VoiceAgent/actions/call/create/callingHours/phoneZones';
+import { countryWideRange } from '../../../../nodes/shared/phoneZones/countryWideRanges';
+import { countryWideRanges } from '../../../../nodes/shared/phoneZones/countryWideRanges.data';
+import { zonesOfNumber } from '../../../../nodes/shared/phoneZones/phoneZones';
 
-const SOURCE_DIR = path.resolve(__dirname, '../../../../../scripts/data/libphonenumber');
+const SOURCE_DIR = path.resolve(__dirname, '../../../../scripts/data/libphonenumber');
 const metadata = fs
 	.readFileSync(path.join(SOURCE_DIR, 'PhoneNumberMetadata.xml'), 'utf8')
 	.replace(/<!--[\s\S]*?-->/g, '');
@@ -49,10 +49,7 @@ const COUNTRY_WIDE_TYPES = [
 const regionIds = [
 	...fs
 		.readFileSync(
-			path.resolve(
-				__dirname,
-				'../../../../../nodes/VoiceAgent/actions/call/create/callingHours/countryWideRanges.data.ts',
-			),
+			path.resolve(__dirname, '../../../../nodes/shared/phoneZones/countryWideRanges.data.ts'),
 			'utf8',
 		)
 		.matchAll(/^\t\/\/ ([A-Z]{2})$/gm),
