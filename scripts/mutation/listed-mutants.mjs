@@ -32,15 +32,15 @@ export const LISTED_MUTANTS = [
 		edits: [
 			{
 				// A call nobody could name, not found in the list: let go instead of held to its bound.
-				find: /const unknown = \{ \.\.\.holder\.record, callId: undefined, state: 'unknown' \};/,
+				find: /const unknown = as\(\{ callId: undefined, state: 'unknown' \}\);/,
 				replace:
-					"{ (0, numberGate_1.letGo)(met); return 'again'; } const unknown = { ...holder.record, callId: undefined, state: 'unknown' };",
+					"{ (0, numberGate_1.letGo)(met); return again(facts); } const unknown = as({ callId: undefined, state: 'unknown' });",
 			},
 			{
 				// GET /call answering 404 for a named call: let go instead of kept in progress.
-				find: /catch \{\s*\(0, cancel_1\.throwIfCancelled\)\(context\);\s*call = \{ id: callId, to: item\.body\.to \};/,
+				find: /catch \{\s*\(0, cancel_1\.throwIfCancelled\)\(context\);\s*facts\.heldCall = \{ id: callId, to: item\.body\.to \};/,
 				replace:
-					"catch (error) { (0, cancel_1.throwIfCancelled)(context); if (require('../../../../../shared/errors').isNotFound(error)) { (0, numberGate_1.letGo)(met); return 'again'; } call = { id: callId, to: item.body.to };",
+					"catch (error) { (0, cancel_1.throwIfCancelled)(context); if (require('../../../../../shared/errors').isNotFound(error)) { (0, numberGate_1.letGo)(facts.met); facts.met = undefined; return; } facts.heldCall = { id: callId, to: item.body.to };",
 			},
 		],
 		killers: [
@@ -143,7 +143,7 @@ export const LISTED_MUTANTS = [
 		what: 'Calling Hours not checked again at send: a window that closed while the item waited is missed',
 		edits: [
 			{
-				find: /const deferred = \(0, option_1\.deferralOf\)\(node, hours, body\.to, Date\.now\(\)\);\s*if \(deferred\)\s*throw deferred;/,
+				find: /const deferred = \(0, window_1\.deferralOf\)\(node, hours, body\.to, Date\.now\(\)\);\s*if \(deferred\)\s*throw deferred;/,
 				replace: '',
 			},
 		],

@@ -4,11 +4,14 @@
 /** The engine's folder, relative to the repository (its built twin is under dist/). */
 export const ENGINE = 'nodes/VoiceAgent/actions/call/create';
 
-/** The TypeScript sources Stryker mutates: the engine's decisions. */
+/** The TypeScript sources Stryker mutates: the engine's decisions (its layers: create/README.md). */
 export const SCOPED_SOURCES = [
 	`${ENGINE}/gate/*.ts`,
 	`${ENGINE}/guards/*.ts`,
+	`${ENGINE}/decide/*.ts`,
 	`${ENGINE}/placing/*.ts`,
+	// The item's loop of decisions, look-ups and the send (placing/placeOnce.ts before the layers).
+	`${ENGINE}/attempts/placeAndWait.ts`,
 ];
 
 /**
