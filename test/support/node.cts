@@ -58,6 +58,8 @@ export interface RunNodeOptions {
 	laterInputs?: IDataObject[][];
 	/** The execution's id (default test-execution). */
 	executionId?: string;
+	/** The workflow's id (default test-workflow): what n8n keys a node's shared state by, with the node's. */
+	workflowId?: string;
 	/**
 	 * The saved state of an earlier execution to go on from, as n8n's *Retry execution* does: its
 	 * context data (what nodes remember) is kept, its failed run of the node is dropped.
@@ -103,8 +105,9 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
 		...options.settings,
 	};
+	const workflowId = options.workflowId ?? 'test-workflow';
 	const workflow = new Workflow({
-		id: 'test-workflow',
+		id: workflowId,
 		name: 'Test',
 		nodes: [node],
 		connections: {},
@@ -115,7 +118,7 @@ export async function runNode(options: RunNodeOptions): Promise<NodeRun> {
 	});
 	const mode = options.mode ?? 'manual';
 	const hooks = new ExecutionLifecycleHooks(mode, options.executionId ?? 'test-execution', {
-		id: 'test-workflow',
+		id: workflowId,
 		name: 'Test',
 		nodes: [node],
 		connections: {},

@@ -5,8 +5,10 @@
  * failure prints its seed and path: VOICE_AGENT_PROPERTY_SEED=<seed> reproduces it, and the
  * counterexample then becomes a named regression test beside the property.
  *
- *   VOICE_AGENT_PROPERTY_RUNS   runs per property (default: the suite's own number)
- *   VOICE_AGENT_PROPERTY_SEED   a seed, or "random" (default: the fixed seed)
+ *   VOICE_AGENT_PROPERTY_RUNS       runs per property (default: the suite's own number)
+ *   VOICE_AGENT_PROPERTY_SEED       a seed, or "random" (default: the fixed seed)
+ *   VOICE_AGENT_PROPERTY_NO_SHRINK  1: stop at the first counterexample, unshrunk (the mutation check only
+ *                                   needs to know that a property fails)
  */
 import type { Parameters } from 'fast-check';
 
@@ -38,6 +40,7 @@ export function propertyParameters<T>(runs: number, extra: Parameters<T> = {}): 
 		...extra,
 		numRuns: runsFromEnvironment() ?? runs,
 		...(seed === undefined ? {} : { seed }),
+		...(process.env.VOICE_AGENT_PROPERTY_NO_SHRINK === '1' ? { endOnFailure: true } : {}),
 	};
 }
 

@@ -158,15 +158,28 @@ export interface SchedulingProxy extends LocalServer {
 	use(scheduler: Scheduler | undefined): void;
 }
 
+export interface SchedulingProxyOptions {
+	/**
+	 * Adds `sent_at` (the clock, in ms, when the node's POST /call reached the proxy) to its query, which the
+	 * sandbox keeps in its request log: when the node sent a call, however long the scheduler held it.
+	 */
+	stampCalls?: boolean;
+}
+
 /**
  * Holds every request before it reaches the service and every answer before it reaches the node until
  * the run's scheduler releases it, so a property explores the orders in which concurrent requests
  * arrive and their answers come back, over real HTTP to the real sandbox.
  */
-export async function startSchedulingProxy(target: string): Promise<SchedulingProxy> {
+export async function startSchedulingProxy(
+	target: string,
+	{ stampCalls = false }: SchedulingProxyOptions = {},
+): Promise<SchedulingProxy> {
 	let scheduler: Scheduler | undefined;
 	const server = http.createServer(async (request, response) => {
 		const route = routeOf(request);
+		const url = new URL(request.url ?? '/', target);
+		if (stampCalls && route === 'POST /call') url.searchParams.set('sent_at', String(Date.now()));
 		const chunks: Buffer[] = [];
 		for await (const chunk of request) chunks.push(chunk as Buffer);
 		const hold = async (label: string) => {
@@ -176,7 +189,7 @@ export async function startSchedulingProxy(target: string): Promise<SchedulingPr
 			await hold(`→ ${route}`);
 			const headers = { ...request.headers } as Record<string, string>;
 			delete headers.host;
-			const answer = await fetch(new URL(request.url ?? '/', target), {
+			const answer = await fetch(url, {
 				method: request.method,
 				headers,
 				body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
@@ -201,10 +214,13 @@ export async function startSchedulingProxy(target: string): Promise<SchedulingPr
 }
 
 /** The suite's scheduling proxy in front of its sandbox; no scheduler until a run sets one. */
-export function useSchedulingProxy(sandbox: TestSandbox): SchedulingProxy {
+export function useSchedulingProxy(
+	sandbox: TestSandbox,
+	options: SchedulingProxyOptions = {},
+): SchedulingProxy {
 	return forSuite({
 		name: 'The scheduling proxy',
-		start: () => startSchedulingProxy(sandbox.origin),
+		start: () => startSchedulingProxy(sandbox.origin, options),
 		close: (proxy) => proxy.close(),
 		reset: (proxy) => proxy.use(undefined),
 	});
