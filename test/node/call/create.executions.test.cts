@@ -385,6 +385,48 @@ describe('Max Calls per Hour, counted from the call list', () => {
 		expect(result.error?.message).toMatch(/^Max Calls per Hour \(1\) is reached/);
 		expect(await dialled()).toEqual({});
 	});
+
+	test("From by phone number, two agents' numbers in one run: each item's budget is its own agent's", async () => {
+		const [full] = (await sandbox.api('GET', '/agents')).body.agents as any[];
+		const free = await createAgent(sandbox, { name: 'Second Desk' });
+		await placeCall(sandbox, full, { to: '+14155559002' });
+		await sandbox.clearRequests();
+
+		const result = await execution('exec-1', {
+			parameters: {
+				...create({ maxCallsPerHour: 1 }, { skipCalledWithinMinutes: 0 }),
+				from: rl('={{ $json.from }}', 'phoneNumber'),
+			},
+			input: [
+				{ from: full.phone_number, to: '+14155550131' },
+				{ from: free.phone_number, to: '+14155550132' },
+			],
+			continueOnFail: true,
+		});
+
+		const [fromFull, fromFree] = jsonOf(result);
+		expect(fromFull.error).toMatch(/^Max Calls per Hour \(1\) is reached/);
+		expect(fromFree).toMatchObject({ to: '+14155550132', agent_id: String(free.id) });
+		expect(await dialled()).toEqual({ '+14155550132': 1 });
+	});
+
+	test('From by a phone number no agent owns: the budget cannot be counted, nothing dialled, the error says what to do', async () => {
+		const result = await execution('exec-1', {
+			parameters: {
+				...create({ maxCallsPerHour: 1 }),
+				from: rl('+14150000009', 'phoneNumber'),
+			},
+			input: [{ to: '+14155550133' }],
+		});
+
+		expect(result.error?.message).toBe(
+			'Max Calls per Hour (1) cannot be counted: no agent of this account calls from +14150000009 [item 0]',
+		);
+		expect(result.error?.description).toMatch(
+			/^Max Calls per Hour counts the agent's calls\. Give From as the agent/,
+		);
+		expect(await dialled()).toEqual({});
+	});
 });
 
 describe('Max Calls per Hour: a call the service does not hold', () => {
