@@ -10,13 +10,22 @@ const ZERO_TIME = '0001-01-01T00:00:00Z';
 
 const US_PER_SECOND = 1_000_000;
 
+/** The last reading of nowUs, so that readings within one millisecond never go backwards. */
+let lastReading = { ms: Number.NaN, us: 0 };
+
 /**
  * Now, in microseconds: the sandbox's clock (Date.now, which tests may set) plus a sub-millisecond part, so
- * times carry up to 6 fractional digits as the service's do.
+ * times carry up to 6 fractional digits as the service's do. The part comes from another clock, so within
+ * one millisecond it may fall: a call created at …001.900 would then be newer than a list read at
+ * …001.100 and missing from it. Within a millisecond a reading is never less than the one before.
  * @returns {number}
  */
 function nowUs() {
-	return Date.now() * 1000 + Math.floor((performance.now() % 1) * 1000);
+	const ms = Date.now();
+	let us = ms * 1000 + Math.floor((performance.now() % 1) * 1000);
+	if (ms === lastReading.ms && us < lastReading.us) us = lastReading.us;
+	lastReading = { ms, us };
+	return us;
 }
 
 /**
