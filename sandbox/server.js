@@ -28,7 +28,13 @@ function createHttpServer(app, tls) {
 			else send(response, errorReply(error));
 		});
 	};
-	return tls ? https.createServer(tls, listener) : http.createServer(listener);
+	const server = tls ? https.createServer(tls, listener) : http.createServer(listener);
+	// Node closes an idle connection after 5 s; a client that reuses it just then (undici's own limit is 4 s,
+	// read on a one-second clock that falls behind on a loaded machine) meets "other side closed" on a request
+	// the sandbox never saw. The sandbox keeps idle connections 30 s, as a service behind a load
+	// balancer does, so that only the client decides when one ends.
+	server.keepAliveTimeout = 30_000;
+	return server;
 }
 
 /**

@@ -1,7 +1,11 @@
+import { once } from 'node:events';
+import { connect } from 'node:net';
+
 import { startSandbox } from '../../sandbox/index.js';
 import { createAgent, listAll, placeCall } from '../support/api.cts';
 import { ISO_TIMESTAMP } from '../support/fixtures.cts';
 import { useSandbox } from '../support/sandbox.cts';
+import { sleep, waitFor } from '../support/wait.cts';
 
 const ONE_MIB = 1024 * 1024;
 const sandbox = useSandbox({ apiKeys: ['first-key', 'second-key'], callDurationMs: 60_000 });
@@ -71,6 +75,25 @@ describe('HTTP', () => {
 			expect(value).toMatch(ISO_TIMESTAMP);
 		expect(Math.abs(Date.parse(call.created_at) - Date.now())).toBeLessThan(60_000);
 	});
+
+	test('regression: a connection idle for 6 s still carries a request (Node closed it at 5 s, CI)', async () => {
+		// A client reusing a connection the server had just closed met "other side closed" (CI, resetting a suite's
+		// sandbox). One connection, two requests 6 s apart: the second is answered on the same socket.
+		const url = new URL(sandbox.origin);
+		const socket = connect(Number(url.port), url.hostname);
+		let received = '';
+		socket.setEncoding('utf8').on('data', (chunk: string) => (received += chunk));
+		const answers = () => received.match(/HTTP\/1\.1 200/g)?.length ?? 0;
+		const ask = () => socket.write(`GET /_sandbox/profiles HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`);
+		await once(socket, 'connect');
+		ask();
+		await waitFor('the first answer', () => (answers() === 1 ? true : undefined));
+		await sleep(6_000);
+		expect(socket.readyState).toBe('open');
+		ask();
+		await waitFor('the second answer', () => (answers() === 2 ? true : undefined));
+		socket.destroy();
+	}, 20_000);
 });
 
 describe('request log (GET /_sandbox/requests)', () => {

@@ -8,7 +8,7 @@ import { createAgent, dialsByNumber } from '../../support/api.cts';
 import { rl } from '../../support/n8n.cts';
 import { jsonOf, runNode, type RunNodeOptions } from '../../support/node.cts';
 import { useSandbox } from '../../support/sandbox.cts';
-import { sleep } from '../../support/wait.cts';
+import { sleep, waitFor } from '../../support/wait.cts';
 
 const sandbox = useSandbox({ callDurationMs: 60_000 });
 const credentials = () => ({ apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl });
@@ -93,9 +93,15 @@ describe('the gate against answers the contract does not rule out', () => {
 	test('an execution stopped while its POST /call (3 s) is in flight, another for the number right after, skip window 15: phoned once', async () => {
 		await sandbox.faults({ match: 'POST /call', latency_ms: 3_000, times: 1 });
 		const to = '+14155559104';
+		// Stopped once the POST is at the service (its one latency spent), not after a fixed time: on a loaded
+		// machine 500 ms once came before the POST was sent, and nothing was in flight to stop.
+		const postArrived = waitFor('POST /call to reach the service', async () => {
+			const faults = await sandbox.control('GET', '/faults');
+			return faults.body.times_remaining === 0 ? true : undefined;
+		});
 		const stopped = await execution('gate-stopped-1', to, {
 			parameters: create(15),
-			cancelWhen: sleep(500),
+			cancelWhen: postArrived,
 		});
 		expect(stopped.error).toBeDefined();
 		const second = await execution('gate-stopped-2', to, { parameters: create(15) });
