@@ -26,6 +26,10 @@ export const KILLING_TESTS = [
 	'test/node/call/create.spelling.test.cts',
 	'test/node/call/create.gate.answers.test.cts',
 	'test/node/call/create.gate.kept.test.cts',
+	// The live service's ringing call (guards/ringingElsewhere.ts) and the gate full of calls in progress.
+	'test/node/call/create/guards/ringingElsewhere.test.cts',
+	'test/node/call/create.live.test.cts',
+	'test/node/call/create.gate.issue41.test.cts',
 	'test/node/call/create.placeOnce.test.cts',
 	'test/node/call/create.recovery.test.cts',
 	'test/node/call/create.callingHours.test.cts',

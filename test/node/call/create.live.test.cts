@@ -10,24 +10,12 @@
  */
 import { createAgent } from '../../support/api.cts';
 import { jumpClock, restoreClock, setClock } from '../../support/clock.cts';
-import { rl } from '../../support/n8n.cts';
-import { jsonOf, runNode, type NodeRun, type RunNodeOptions } from '../../support/node.cts';
+import { jsonOf } from '../../support/node.cts';
 import { useSandbox, type TestSandbox } from '../../support/sandbox.cts';
 import { sleep, waitFor } from '../../support/wait.cts';
+import { create, dials, execution, inAnotherProcess } from './create/liveRuns.cts';
 
 const NEVER_ANSWERS = '+14155550000';
-
-function create(more: Record<string, unknown> = {}, options: Record<string, unknown> = {}) {
-	return {
-		resource: 'call',
-		operation: 'create',
-		from: rl('Front Desk', 'name'),
-		to: '={{ $json.to }}',
-		context: 'Renewal for Ada',
-		options: { allowedDestinations: '+1415', ...options },
-		...more,
-	};
-}
 
 const waiting = (options: Record<string, unknown> = {}) => ({
 	waitForEnd: true,
@@ -35,48 +23,6 @@ const waiting = (options: Record<string, unknown> = {}) => ({
 	firstCheckSeconds: 1,
 	...options,
 });
-
-function execution(sandbox: TestSandbox, id: string, more: Partial<RunNodeOptions>) {
-	return runNode({
-		parameters: create(),
-		credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
-		typeVersion: 1.4,
-		executionId: id,
-		...more,
-	});
-}
-
-/** The same, in another n8n process: the package loaded afresh (its gate, its memory, its own). */
-async function inAnotherProcess(
-	sandbox: TestSandbox,
-	id: string,
-	more: Partial<RunNodeOptions>,
-): Promise<NodeRun> {
-	let result: NodeRun | undefined;
-	await jest.isolateModulesAsync(async () => {
-		const fresh = require('../../support/node.cts') as typeof import('../../support/node.cts');
-		result = await fresh.runNode({
-			parameters: create(),
-			credentials: { apiKey: sandbox.apiKey, baseUrl: sandbox.baseUrl },
-			typeVersion: 1.4,
-			executionId: id,
-			...more,
-		});
-	});
-	return result as NodeRun;
-}
-
-/** Every POST /call that created a call, whatever it answered (a 500 after the phone rang too). */
-async function dials(sandbox: TestSandbox): Promise<Record<string, number>> {
-	const counts: Record<string, number> = {};
-	for (const request of await sandbox.requests()) {
-		if (request.method !== 'POST' || !request.path.endsWith('/call')) continue;
-		if (!request.created_call_id) continue;
-		const to = (request.body as { to: string }).to;
-		counts[to] = (counts[to] ?? 0) + 1;
-	}
-	return counts;
-}
 
 /** The account's newest call as the service writes it. */
 async function newestRow(sandbox: TestSandbox): Promise<any> {
