@@ -10,6 +10,7 @@ import { ROOT as root } from '../../scripts/lib/community-package.mjs';
 import { executeWorkflow, importCredentials, importWorkflows } from '../../scripts/lib/n8n-cli.mjs';
 import { SANDBOX_API_KEY, startSeededSandbox } from '../../scripts/lib/demo-sandbox.mjs';
 import { startN8nServer } from '../../scripts/lib/n8n-server.mjs';
+import { waitFor } from '../../scripts/lib/processes.mjs';
 import { nodeOutput } from '../../scripts/lib/run-data.mjs';
 import { selectRuntime } from '../../scripts/lib/runtime-pins.mjs';
 import { requestSandbox } from '../../scripts/lib/sandbox-client.mjs';
@@ -607,6 +608,16 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 			to: '+14155550188',
 			context: 'Renewal on December 1',
 		});
+		// As on a real call, it ends after its call_started was delivered: both are sent as they happen, and the
+		// log lists each delivery once answered (CI once saw call_ended answered first).
+		const deliveriesOf = async (callId) =>
+			(await sandboxCall('GET', '/deliveries', undefined, { control: true })).filter(
+				(entry) => entry.call_id === callId,
+			);
+		await waitFor(async () => ((await deliveriesOf(call.id)).length > 0 ? true : undefined), {
+			timeoutMs: 30_000,
+			onTimeout: () => new Error(`call_started of ${call.id} was never delivered`),
+		});
 		await sandboxCall(
 			'POST',
 			`/calls/${call.id}/complete`,
@@ -620,9 +631,11 @@ describe(`In a running n8n ${N8N_VERSION} (n8n start)`, { timeout: 600_000 }, ()
 		assert.equal(row.status, 'completed');
 		assert.match(row.transcript, /Renewal on December 1/);
 		// "Respond: Immediately" acknowledges each event with the node's own small JSON.
-		const acknowledgements = (await sandboxCall('GET', '/deliveries', undefined, { control: true }))
-			.filter((entry) => entry.call_id === call.id)
-			.map((entry) => [entry.event_type, entry.status, JSON.parse(entry.response_body)]);
+		const acknowledgements = (await deliveriesOf(call.id)).map((entry) => [
+			entry.event_type,
+			entry.status,
+			JSON.parse(entry.response_body),
+		]);
 		assert.deepEqual(acknowledgements, [
 			['call_started', 200, { received: true, ignored: true }],
 			['call_ended', 200, { received: true }],
