@@ -32,7 +32,7 @@ function createHttpServer(app, tls) {
 	// Node closes an idle connection after 5 s; a client that reuses it just then (undici's own limit is 4 s,
 	// read on a one-second clock that falls behind on a loaded machine) meets "other side closed" on a request
 	// the sandbox never saw. The sandbox keeps idle connections 30 s, as a service behind a load
-	// balancer does, so that only the client decides when one ends.
+	// balancer does, so that a client ending its idle connections sooner (undici: 4 s) is the one to end them.
 	server.keepAliveTimeout = 30_000;
 	return server;
 }
