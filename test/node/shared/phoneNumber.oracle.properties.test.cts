@@ -31,12 +31,12 @@
  * as VOICE_AGENT_PROPERTY_RUNS says (200 by default; 20,000 each took about 30 s).
  */
 import { getExample, getSupportedRegionCodes, parsePhoneNumber } from 'awesome-phonenumber';
-import type { PhoneNumberTypes } from 'awesome-phonenumber';
 import fc from 'fast-check';
 
 import { canonicalPhoneNumber } from '../../../nodes/shared/phoneNumber';
 import { examples as metadataExamples, mainRegionOf } from '../../support/phoneMetadata.cts';
 import { propertyParameters, propertyTimeout } from '../../support/properties.cts';
+import { EXAMPLE_TYPES } from '../../support/phoneTypes.cts';
 
 const RUNS = 200;
 
@@ -48,19 +48,6 @@ function oracle(written: string): { e164?: string; valid: boolean } {
 	return { e164: parsed.number?.e164, valid: parsed.valid };
 }
 
-const TYPES: PhoneNumberTypes[] = [
-	'fixed-line',
-	'fixed-line-or-mobile',
-	'mobile',
-	'pager',
-	'personal-number',
-	'premium-rate',
-	'shared-cost',
-	'toll-free',
-	'uan',
-	'voip',
-];
-
 interface Example {
 	region: string;
 	code: string;
@@ -70,7 +57,7 @@ interface Example {
 function oracleExamples(): Example[] {
 	const found: Example[] = [];
 	for (const region of getSupportedRegionCodes()) {
-		for (const type of TYPES) {
+		for (const type of EXAMPLE_TYPES) {
 			let example: ReturnType<typeof getExample> | undefined;
 			try {
 				example = getExample(region, type);

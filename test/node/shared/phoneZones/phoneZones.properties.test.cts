@@ -38,6 +38,7 @@ import fc from 'fast-check';
 
 import { zonesOfNumber } from '../../../../nodes/shared/phoneZones/phoneZones';
 import { propertyParameters, propertyTimeout } from '../../../support/properties.cts';
+import { EXAMPLE_TYPES } from '../../../support/phoneTypes.cts';
 
 // --- The oracle: libphonenumber's map and rule, nothing from the package. ---
 
@@ -62,19 +63,6 @@ function longestPrefixZones(digits: string): string[] {
 /** PhoneNumberUtil.GEO_MOBILE_COUNTRIES: mobiles placed by area (or by carrier then place, China). */
 const GEO_MOBILE_COUNTRIES = [52, 54, 55, 62, 86];
 const GEOGRAPHICAL: PhoneNumberTypes[] = ['fixed-line', 'fixed-line-or-mobile'];
-
-const TYPES: PhoneNumberTypes[] = [
-	'fixed-line',
-	'fixed-line-or-mobile',
-	'mobile',
-	'pager',
-	'personal-number',
-	'premium-rate',
-	'shared-cost',
-	'toll-free',
-	'uan',
-	'voip',
-];
 
 /** The region's example number of the type in E.164, if it has one. */
 function exampleOf(region: string, type: PhoneNumberTypes): string | undefined {
@@ -194,7 +182,7 @@ const REGIONS = getSupportedRegionCodes().filter(
 );
 
 const EXAMPLES = REGIONS.flatMap((region) =>
-	TYPES.flatMap((type) => {
+	EXAMPLE_TYPES.flatMap((type) => {
 		const e164 = exampleOf(region, type);
 		return e164 ? [{ region, type, e164 }] : [];
 	}),
